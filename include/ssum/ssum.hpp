@@ -1,0 +1,10 @@
+#pragma once
+// Everything public in one include.
+#include "ssum/cuda_device.hpp"
+#include "ssum/errors.hpp"
+#include "ssum/generate.hpp"
+#include "ssum/int128.hpp"
+#include "ssum/memory.hpp"
+#include "ssum/policy.hpp"
+#include "ssum/problem.hpp"
+#include "ssum/solve.hpp"
