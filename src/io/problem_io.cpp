@@ -1,0 +1,486 @@
+// Reading and writing instances: the text format and the JSON format (see problem.hpp).
+#include <algorithm>
+#include <charconv>
+#include <cerrno>
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <optional>
+#include <string_view>
+#include <system_error>
+#include <type_traits>
+
+#include <nlohmann/json.hpp>
+
+#include "ssum/errors.hpp"
+#include "ssum/problem.hpp"
+
+namespace ssum {
+namespace {
+
+// '\r' counts as a blank, which is all that Windows line endings need.
+constexpr bool is_blank(char c) noexcept {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_blank(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// A token for a message, cut short so that one garbage megabyte does not become the message.
+std::string in_quotes(std::string_view token) {
+  constexpr std::size_t max_shown = 40;
+  if (token.size() > max_shown) return "'" + std::string(token.substr(0, max_shown)) + "...'";
+  return "'" + std::string(token) + "'";
+}
+
+// Only to choose the message: which kind of wrong a token is.
+enum class token_kind { integer, decimal_fraction, other };
+
+token_kind classify(std::string_view token) {
+  if (!token.empty() && (token.front() == '+' || token.front() == '-')) token.remove_prefix(1);
+  std::size_t digits = 0, dots = 0;
+  for (const char c : token) {
+    if (c >= '0' && c <= '9') {
+      ++digits;
+    } else if (c == '.') {
+      ++dots;
+    } else {
+      return token_kind::other;
+    }
+  }
+  if (digits == 0 || dots > 1) return token_kind::other;
+  return dots == 1 ? token_kind::decimal_fraction : token_kind::integer;
+}
+
+// `where` names the place for JSON (" (weights[3])"); the text format has the line for that.
+std::int64_t parse_weight(std::string_view token, std::size_t line, const std::string& where) {
+  switch (classify(token)) {
+    case token_kind::integer: {
+      // from_chars takes no '+'; classify() has already ruled out "+-1".
+      const std::string_view digits = token.front() == '+' ? token.substr(1) : token;
+      std::int64_t value = 0;
+      const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+      if (ec == std::errc() && end == digits.data() + digits.size()) return value;
+      throw input_error("weight " + in_quotes(token) + where + " is out of int64 range", line);
+    }
+    case token_kind::decimal_fraction:
+      throw input_error("weight " + in_quotes(token) + where +
+                            " is a decimal fraction; weights must be integers", line);
+    case token_kind::other:
+      break;
+  }
+  std::string message = "weight " + in_quotes(token) + where + " is not an integer";
+  // "1 2 target: 5" or "Target: 5": say where a target belongs instead of just "not an integer".
+  std::string lower(token.substr(0, 6));
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return char(c | 0x20); });
+  if (lower == "target") message += " (a target goes on a line of its own: 'target: T')";
+  throw input_error(message, line);
+}
+
+int128 parse_target(std::string_view token, std::size_t line) {
+  if (const auto value = parse_int128(token)) return *value;
+  switch (classify(token)) {
+    case token_kind::integer:
+      throw input_error("target " + in_quotes(token) + " is out of 128-bit range", line);
+    case token_kind::decimal_fraction:
+      throw input_error("target " + in_quotes(token) +
+                            " is a decimal fraction; the target must be an integer", line);
+    case token_kind::other:
+      break;
+  }
+  throw input_error("target " + in_quotes(token) + " is not an integer", line);
+}
+
+// ---- the text format --------------------------------------------------------------------
+
+// The text after `target` and blanks and ':' when the line is a target line.
+std::optional<std::string_view> target_content(std::string_view content) {
+  constexpr std::string_view keyword = "target";
+  if (content.substr(0, keyword.size()) != keyword) return std::nullopt;
+  std::string_view rest = content.substr(keyword.size());
+  while (!rest.empty() && is_blank(rest.front())) rest.remove_prefix(1);
+  if (rest.empty() || rest.front() != ':') return std::nullopt;
+  return rest.substr(1);
+}
+
+problem parse_text(std::string_view text) {
+  problem p;
+  std::size_t target_line = 0;
+  // Commas separate numbers across the whole weight list, so "1,\n2" is one list; a comma
+  // must have a number before it and one after it, possibly on a later line.
+  enum class last_item { none, number, comma } last = last_item::none;
+  std::size_t last_comma_line = 0;
+
+  std::size_t line_no = 0;
+  for (std::size_t start = 0; start < text.size();) {
+    std::size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    ++line_no;
+
+    if (const std::size_t hash = line.find('#'); hash != std::string_view::npos) {
+      line = line.substr(0, hash);
+    }
+    line = trim(line);
+    if (line.empty()) continue;
+
+    if (const auto content = target_content(line)) {
+      if (target_line != 0) {
+        throw input_error("target given twice (first on line " + std::to_string(target_line) + ")",
+                          line_no);
+      }
+      target_line = line_no;
+      const std::string_view value = trim(*content);
+      if (value.empty()) throw input_error("target line without a number", line_no);
+      std::size_t token_end = 0;
+      while (token_end < value.size() && !is_blank(value[token_end]) && value[token_end] != ',') {
+        ++token_end;
+      }
+      if (token_end == 0) throw input_error("target line without a number", line_no);
+      const std::string_view extra = trim(value.substr(token_end));
+      if (!extra.empty()) {
+        throw input_error("target line with extra content " + in_quotes(extra), line_no);
+      }
+      p.target = parse_target(value.substr(0, token_end), line_no);
+      continue;
+    }
+
+    for (std::size_t i = 0; i < line.size();) {
+      const char c = line[i];
+      if (is_blank(c)) {
+        ++i;
+      } else if (c == ',') {
+        if (last == last_item::comma) throw input_error("empty field between commas", line_no);
+        if (last == last_item::none) throw input_error("comma before the first weight", line_no);
+        last = last_item::comma;
+        last_comma_line = line_no;
+        ++i;
+      } else {
+        std::size_t j = i;
+        while (j < line.size() && !is_blank(line[j]) && line[j] != ',') ++j;
+        p.weights.push_back(parse_weight(line.substr(i, j - i), line_no, ""));
+        last = last_item::number;
+        i = j;
+      }
+    }
+  }
+  if (last == last_item::comma) throw input_error("comma after the last weight", last_comma_line);
+  if (p.weights.empty() && !p.target) {
+    throw input_error("empty input: no weights and no target", 0);
+  }
+  return p;
+}
+
+// ---- the JSON format --------------------------------------------------------------------
+
+// Hands nlohmann one character at a time and remembers the last one it read, so that schema
+// errors found in SAX events can name a line (nlohmann reports positions only for syntax).
+struct tracking_iterator {
+  using iterator_category = std::input_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+
+  const char* at;
+  const char** last_read;
+
+  reference operator*() const {
+    *last_read = at;
+    return *at;
+  }
+  tracking_iterator& operator++() {
+    ++at;
+    return *this;
+  }
+  tracking_iterator operator++(int) {
+    tracking_iterator old = *this;
+    ++at;
+    return old;
+  }
+  bool operator==(const tracking_iterator& other) const { return at == other.at; }
+};
+
+// Builds the problem from nlohmann's SAX events. The grammar is nlohmann's; this checks only
+// the schema. SAX rather than a DOM because number_float() sees the number's text: "2.0",
+// "1e5" and a 30-digit integer are told apart, and a bare big target is read exactly.
+class json_reader final : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  explicit json_reader(std::string_view text) : text_(text) {}
+
+  problem read() {
+    const tracking_iterator first{text_.data(), &last_read_};
+    const tracking_iterator last{text_.data() + text_.size(), &last_read_};
+    if (!nlohmann::json::sax_parse(first, last, this)) {
+      throw input_error("malformed JSON", current_line());  // not reached: every error throws
+    }
+    if (!seen_weights_) throw input_error("JSON object has no 'weights' key", 0);
+    if (p_.weights.empty() && !p_.target) {
+      throw input_error("empty input: no weights and no target", 0);
+    }
+    return std::move(p_);
+  }
+
+  bool null() override { return value("'null'", [&] { /* null target: zero-sum */ }); }
+  bool boolean(bool val) override { return value(val ? "'true'" : "'false'", nullptr); }
+
+  bool number_integer(number_integer_t val) override {
+    return number(std::to_string(val), [&] {
+      if (state_ == state::weights) {
+        p_.weights.push_back(val);
+      } else {
+        p_.target = val;
+      }
+    });
+  }
+
+  bool number_unsigned(number_unsigned_t val) override {
+    // nlohmann reads every non-negative integer as unsigned; above INT64_MAX is not a weight.
+    const std::string token = std::to_string(val);
+    return number(token, [&] {
+      if (state_ == state::weights) {
+        p_.weights.push_back(parse_weight(token, current_line(), index_note()));
+      } else {
+        p_.target = int128(val);
+      }
+    });
+  }
+
+  bool number_float(number_float_t, const string_t& s) override { return raw_number(s); }
+
+  bool string(string_t& val) override {
+    if (state_ == state::root && key_ == "target") {
+      p_.target = parse_target(val, current_line());
+      return true;
+    }
+    return value("the string " + in_quotes(val), nullptr);
+  }
+
+  bool binary(binary_t&) override { return value("binary data", nullptr); }
+
+  bool start_object(std::size_t) override {
+    if (state_ == state::top) {
+      state_ = state::root;
+      return true;
+    }
+    return value("an object", nullptr);
+  }
+
+  bool key(string_t& val) override {
+    // Keys occur only in the root object: nested objects are rejected when they start.
+    bool* seen = val == "weights" ? &seen_weights_ : val == "target" ? &seen_target_ : nullptr;
+    if (!seen) {
+      throw input_error("unknown key " + in_quotes(val) +
+                            " (expected 'weights' and optionally 'target')", current_line());
+    }
+    if (*seen) throw input_error("key " + in_quotes(val) + " given twice", current_line());
+    *seen = true;
+    key_ = val;
+    return true;
+  }
+
+  bool end_object() override {
+    state_ = state::done;
+    return true;
+  }
+
+  bool start_array(std::size_t) override {
+    if (state_ == state::root && key_ == "weights") {
+      state_ = state::weights;
+      return true;
+    }
+    return value("an array", nullptr);
+  }
+
+  bool end_array() override {
+    state_ = state::root;
+    return true;
+  }
+
+  bool parse_error(std::size_t position, const std::string& last_token,
+                   const nlohmann::detail::exception& ex) override {
+    // 406: a number beyond double range. It is still a number to us; say what is wrong with it.
+    if (ex.id == 406 && (state_ == state::weights || state_ == state::root)) {
+      raw_number(last_token);
+    }
+    // At the end of input nlohmann's column belongs to a later line than the one we name.
+    const bool at_end = position > text_.size();
+    throw input_error("malformed JSON: " + syntax_message(ex.what(), !at_end), line_at(position));
+  }
+
+ private:
+  enum class state { top, root, weights, done };
+
+  // A number with its text: integers are exact even beyond 64 bits, anything else is an error.
+  bool raw_number(const std::string& s) {
+    return number(s, [&] {
+      if (state_ == state::weights) {
+        p_.weights.push_back(parse_weight(s, current_line(), index_note()));
+      } else {
+        p_.target = parse_target(s, current_line());
+      }
+    });
+  }
+
+  // A number where one is wanted stores it; anywhere else it is reported like any value.
+  template <class Store>
+  bool number(const std::string& token, Store store) {
+    if (state_ == state::weights || (state_ == state::root && key_ == "target")) {
+      store();
+      return true;
+    }
+    return value(in_quotes(token), nullptr);
+  }
+
+  // A value that is not a number (or a number out of place). Only a null target is accepted.
+  template <class Accept>
+  bool value(const std::string& what, Accept accept) {
+    if constexpr (!std::is_same_v<Accept, std::nullptr_t>) {
+      if (state_ == state::root && key_ == "target") {
+        accept();
+        return true;
+      }
+    }
+    const std::size_t line = current_line();
+    switch (state_) {
+      case state::weights:
+        throw input_error("weight " + what + index_note() + " is not an integer", line);
+      case state::root:
+        if (key_ == "weights") {
+          throw input_error("'weights' must be an array of integers, not " + what, line);
+        }
+        throw input_error(
+            "'target' must be an integer, a string of decimal digits, or null, not " + what,
+            line);
+      case state::top:
+      case state::done:
+        break;
+    }
+    throw input_error("JSON input must be an object, not " + what, line);
+  }
+
+  std::string index_note() const { return " (weights[" + std::to_string(p_.weights.size()) + "])"; }
+
+  // Line of the last character nlohmann read; a number's look-ahead character is excluded,
+  // which matters when it is the '\n' after the number.
+  std::size_t current_line() const {
+    const std::size_t index = last_read_ ? std::size_t(last_read_ - text_.data()) : 0;
+    return 1 + std::size_t(std::count(text_.data(), text_.data() + index, '\n'));
+  }
+
+  // nlohmann's positions count characters read, so position - 1 indexes the last one. Past
+  // the end ("unexpected end of input") the last non-blank character is the useful line.
+  std::size_t line_at(std::size_t position) const {
+    std::size_t index = position ? position - 1 : 0;
+    if (position > text_.size()) {
+      const std::size_t last = text_.find_last_not_of(" \t\r\n\v\f");
+      index = last == std::string_view::npos ? 0 : last;
+    }
+    return 1 + std::size_t(std::count(text_.data(), text_.data() + index, '\n'));
+  }
+
+  // "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error ..." ->
+  // "syntax error ... (column 5)"; the line goes into input_error itself.
+  static std::string syntax_message(std::string what, bool with_column) {
+    if (const std::size_t id_end = what.find("] "); what.rfind("[json.exception.", 0) == 0 &&
+                                                      id_end != std::string::npos) {
+      what.erase(0, id_end + 2);
+    }
+    const std::size_t column = what.find("column ");
+    const std::size_t colon = what.find(": ", column == std::string::npos ? 0 : column);
+    if (what.rfind("parse error at line ", 0) == 0 && column != std::string::npos &&
+        colon != std::string::npos) {
+      std::string message = what.substr(colon + 2);
+      if (with_column) message += " (" + what.substr(column, colon - column) + ")";
+      return message;
+    }
+    return what;
+  }
+
+  std::string_view text_;
+  const char* last_read_ = nullptr;
+  problem p_;
+  state state_ = state::top;
+  std::string key_;
+  bool seen_weights_ = false;
+  bool seen_target_ = false;
+};
+
+}  // namespace
+
+problem parse_problem(std::string_view text) {
+  // A UTF-8 byte order mark is what some Windows editors put first; it is not content.
+  constexpr std::string_view bom = "\xEF\xBB\xBF";
+  if (text.substr(0, bom.size()) == bom) text.remove_prefix(bom.size());
+  const std::size_t first = text.find_first_not_of(" \t\r\n\v\f");
+  if (first != std::string_view::npos && text[first] == '{') return json_reader(text).read();
+  return parse_text(text);
+}
+
+problem read_problem(const std::string& path) {
+  std::string text;
+  std::string source = path;
+  if (path == "-") {
+    source = "<stdin>";
+    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    if (std::cin.bad()) throw input_error("cannot read standard input", 0);
+  } else {
+    // stdio rather than ifstream: errno after fopen/fread is the reason to report.
+    const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
+                                                               &std::fclose);
+    if (!file) {
+      const int err = errno;
+      throw input_error("cannot open '" + path + "': " + std::generic_category().message(err), 0);
+    }
+    char buffer[1 << 16];
+    std::size_t got = 0;
+    while ((got = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) text.append(buffer, got);
+    if (std::ferror(file.get())) {
+      const int err = errno;  // e.g. EISDIR: fopen succeeds on a directory, fread does not
+      throw input_error("cannot read '" + path + "': " + std::generic_category().message(err), 0);
+    }
+  }
+  try {
+    return parse_problem(text);
+  } catch (const input_error& e) {
+    // Rebuild as "PATH: line N: message": strip the "line N: " that input_error prepended.
+    std::string message = e.what();
+    const std::string prefix = "line " + std::to_string(e.line()) + ": ";
+    if (e.line() != 0 && message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
+    throw input_error(message, e.line(), source);
+  }
+}
+
+std::string format_problem(const problem& p, std::string_view comment) {
+  std::string out;
+  // Each comment line becomes "# line"; an empty one is "#" (no trailing blank).
+  while (!comment.empty()) {
+    std::size_t end = comment.find('\n');
+    if (end == std::string_view::npos) end = comment.size();
+    std::string_view line = comment.substr(0, end);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    comment.remove_prefix(std::min(end + 1, comment.size()));
+    out += line.empty() ? "#" : "# ";
+    out += line;
+    out += '\n';
+  }
+  if (p.target) out += "target: " + to_string(*p.target) + "\n";
+  constexpr std::size_t per_line = 16;
+  char buffer[24];  // INT64_MIN is 20 characters
+  for (std::size_t i = 0; i < p.weights.size(); ++i) {
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, p.weights[i]);
+    out.append(buffer, result.ptr);
+    const bool line_end = (i + 1) % per_line == 0 || i + 1 == p.weights.size();
+    out += line_end ? '\n' : ' ';
+  }
+  return out;
+}
+
+}  // namespace ssum

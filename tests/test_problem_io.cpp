@@ -1,0 +1,634 @@
+// parse_problem / read_problem / format_problem and is_certificate.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ssum/errors.hpp"
+#include "ssum/problem.hpp"
+
+namespace {
+
+using ssum::int128;
+using ssum::uint128;
+using ssum::problem;
+using weights_t = std::vector<std::int64_t>;
+
+int128 int128_max() { return int128((uint128(1) << 127) - 1); }
+int128 int128_min() { return int128(uint128(1) << 127); }
+
+// Runs parse_problem(text) expecting an input_error on `line` whose message holds `fragment`.
+::testing::AssertionResult fails_with(std::string_view text, std::size_t line,
+                                      const std::string& fragment) {
+  try {
+    const problem p = ssum::parse_problem(text);
+    return ::testing::AssertionFailure() << "parsed without error (n = " << p.weights.size() << ")";
+  } catch (const ssum::input_error& e) {
+    const std::string what = e.what();
+    if (e.line() != line) {
+      return ::testing::AssertionFailure() << "line " << e.line() << " instead of " << line
+                                           << ": " << what;
+    }
+    if (what.find(fragment) == std::string::npos) {
+      return ::testing::AssertionFailure() << "message '" << what << "' lacks '" << fragment << "'";
+    }
+    if (line != 0 && what.rfind("line " + std::to_string(line) + ": ", 0) != 0) {
+      return ::testing::AssertionFailure() << "message '" << what << "' lacks the line prefix";
+    }
+    return ::testing::AssertionSuccess();
+  } catch (const std::exception& e) {
+    return ::testing::AssertionFailure() << "wrong exception type: " << e.what();
+  }
+}
+
+// ---- text format: accepted input ------------------------------------------------------
+
+TEST(ParseText, WhitespaceSeparatedWeights) {
+  const problem p = ssum::parse_problem("3 -1 4\t1\n-5 9\n");
+  EXPECT_EQ(p.weights, (weights_t{3, -1, 4, 1, -5, 9}));
+  EXPECT_TRUE(p.zero_sum());
+  EXPECT_FALSE(p.target.has_value());
+}
+
+TEST(ParseText, SignsAndLeadingZeros) {
+  const problem p = ssum::parse_problem("+5 -0 +0 007 -007");
+  EXPECT_EQ(p.weights, (weights_t{5, 0, 0, 7, -7}));
+}
+
+TEST(ParseText, Commas) {
+  EXPECT_EQ(ssum::parse_problem("1,2,3").weights, (weights_t{1, 2, 3}));
+  EXPECT_EQ(ssum::parse_problem("1, 2 ,3 , 4").weights, (weights_t{1, 2, 3, 4}));
+  EXPECT_EQ(ssum::parse_problem("1,-2,+3").weights, (weights_t{1, -2, 3}));
+  // A comma at a line end separates it from the next line's first number.
+  EXPECT_EQ(ssum::parse_problem("1, 2,\n3, 4\n").weights, (weights_t{1, 2, 3, 4}));
+  // Commas and plain blanks may be mixed.
+  EXPECT_EQ(ssum::parse_problem("1 2, 3 4").weights, (weights_t{1, 2, 3, 4}));
+}
+
+TEST(ParseText, Comments) {
+  const problem p = ssum::parse_problem(
+      "# an instance\n"
+      "1 2 # two weights\n"
+      "   # indented comment\n"
+      "3#no blank before the hash\n"
+      "# target: 99 is commented out\n"
+      "#\n");
+  EXPECT_EQ(p.weights, (weights_t{1, 2, 3}));
+  EXPECT_TRUE(p.zero_sum());
+}
+
+TEST(ParseText, TargetLineForms) {
+  EXPECT_EQ(ssum::parse_problem("target: 5\n1 2").target, int128(5));
+  EXPECT_EQ(ssum::parse_problem("target:5\n1").target, int128(5));
+  EXPECT_EQ(ssum::parse_problem("target : 5\n1").target, int128(5));
+  EXPECT_EQ(ssum::parse_problem("  \ttarget\t:\t-5  \n1").target, int128(-5));
+  EXPECT_EQ(ssum::parse_problem("target: +5\n1").target, int128(5));
+  EXPECT_EQ(ssum::parse_problem("target: 0\n1").target, int128(0));
+  EXPECT_EQ(ssum::parse_problem("target: 5 # the sum we want\n1").target, int128(5));
+}
+
+TEST(ParseText, TargetPositionIsFree) {
+  const problem before = ssum::parse_problem("target: 7\n1 2\n3\n");
+  const problem middle = ssum::parse_problem("1 2\ntarget: 7\n3\n");
+  const problem after = ssum::parse_problem("1 2\n3\ntarget: 7\n");
+  for (const problem* p : {&before, &middle, &after}) {
+    EXPECT_EQ(p->weights, (weights_t{1, 2, 3}));
+    EXPECT_EQ(p->target, int128(7));
+    EXPECT_FALSE(p->zero_sum());
+  }
+}
+
+TEST(ParseText, TargetBeyond64Bits) {
+  EXPECT_EQ(ssum::parse_problem("target: 18446744073709551616\n1").target, int128(1) << 64);
+  EXPECT_EQ(ssum::parse_problem("target: 170141183460469231731687303715884105727\n1").target,
+            int128_max());
+  EXPECT_EQ(ssum::parse_problem("target: -170141183460469231731687303715884105728\n1").target,
+            int128_min());
+}
+
+TEST(ParseText, TargetWithoutWeightsIsValid) {
+  const problem p = ssum::parse_problem("# nothing to choose from\ntarget: 0\n");
+  EXPECT_TRUE(p.weights.empty());
+  EXPECT_EQ(p.target, int128(0));
+}
+
+TEST(ParseText, Int64Limits) {
+  const problem p = ssum::parse_problem("9223372036854775807 -9223372036854775808 +9223372036854775807");
+  EXPECT_EQ(p.weights, (weights_t{INT64_MAX, INT64_MIN, INT64_MAX}));
+}
+
+TEST(ParseText, WindowsLineEndings) {
+  const problem p = ssum::parse_problem(
+      "# comment\r\ntarget: 12\r\n1, 2\r\n3 4 # note\r\n-5\r\n\r\n");
+  EXPECT_EQ(p.weights, (weights_t{1, 2, 3, 4, -5}));
+  EXPECT_EQ(p.target, int128(12));
+  EXPECT_TRUE(fails_with("1\r\n2\r\n1.5\r\n", 3, "'1.5'"));
+  EXPECT_TRUE(fails_with("target:\r\n1\r\n", 1, "target line without a number"));
+}
+
+TEST(ParseText, NoFinalNewlineAndBlankLines) {
+  EXPECT_EQ(ssum::parse_problem("\n\n  \n1\n\n2").weights, (weights_t{1, 2}));
+}
+
+TEST(ParseText, ByteOrderMarkIsIgnored) {
+  EXPECT_EQ(ssum::parse_problem("\xEF\xBB\xBF" "1 2").weights, (weights_t{1, 2}));
+  EXPECT_EQ(ssum::parse_problem("\xEF\xBB\xBF" "target: 3\n1").target, int128(3));
+}
+
+TEST(ParseText, ManyLines) {
+  std::string text = "target: 4950\n";
+  weights_t expected;
+  for (int i = 0; i < 100; ++i) {
+    text += std::to_string(i) + (i % 3 == 0 ? ",\n" : i % 3 == 1 ? " " : "\n");
+    expected.push_back(i);
+  }
+  text.erase(text.size() - 2, 1);  // the last item (i = 99) ends with ",\n": drop the comma
+  EXPECT_EQ(ssum::parse_problem(text).weights, expected);
+}
+
+// ---- text format: errors ----------------------------------------------------------------
+
+TEST(ParseTextErrors, DecimalFractions) {
+  for (const char* token : {"1.5", "2.0", ".5", "-0.5", "5.", "+3.25"}) {
+    EXPECT_TRUE(fails_with(std::string("1 2\n3 ") + token + " 4\n", 2,
+                           std::string("'") + token + "' is a decimal fraction"))
+        << token;
+  }
+}
+
+TEST(ParseTextErrors, NotAnInteger) {
+  for (const char* token : {"abc", "0x10", "1e5", "--3", "+-3", "-", "+", "1-2", "12abc", "1.2.3",
+                            "null", "\xE2\x88\x92" "5" /* U+2212 minus */}) {
+    EXPECT_TRUE(fails_with(std::string("# c\n\n7 ") + token + "\n", 3,
+                           std::string("'") + token + "' is not an integer"))
+        << token;
+  }
+}
+
+TEST(ParseTextErrors, WeightOutOfInt64Range) {
+  EXPECT_TRUE(fails_with("1\n9223372036854775808\n", 2, "'9223372036854775808' is out of int64 range"));
+  EXPECT_TRUE(fails_with("-9223372036854775809", 1, "'-9223372036854775809' is out of int64 range"));
+  EXPECT_TRUE(fails_with("1 99999999999999999999999999999999999999999", 1, "out of int64 range"));
+}
+
+TEST(ParseTextErrors, LongTokensAreShortenedInMessages) {
+  const std::string garbage(10000, 'x');
+  try {
+    ssum::parse_problem("1 " + garbage);
+    FAIL() << "no error";
+  } catch (const ssum::input_error& e) {
+    EXPECT_EQ(e.line(), 1u);
+    EXPECT_LT(std::string(e.what()).size(), 200u);
+    EXPECT_NE(std::string(e.what()).find("xxx...'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ParseTextErrors, EmptyFields) {
+  EXPECT_TRUE(fails_with("1,,2", 1, "empty field"));
+  EXPECT_TRUE(fails_with("1\n2, ,3", 2, "empty field"));
+  EXPECT_TRUE(fails_with("1,\n,2", 2, "empty field"));
+  EXPECT_TRUE(fails_with(",1", 1, "comma before the first weight"));
+  EXPECT_TRUE(fails_with("1\n2,\n\n# end\n", 2, "comma after the last weight"));
+}
+
+TEST(ParseTextErrors, TargetProblems) {
+  EXPECT_TRUE(fails_with("target: 1\n1 2\ntarget: 2\n", 3, "target given twice"));
+  EXPECT_TRUE(fails_with("target: 1\n1 2\ntarget: 2\n", 3, "line 1"));  // names the first
+  EXPECT_TRUE(fails_with("1\ntarget:\n", 2, "target line without a number"));
+  EXPECT_TRUE(fails_with("1\ntarget:   # none\n", 2, "target line without a number"));
+  EXPECT_TRUE(fails_with("1\ntarget: 5 6\n", 2, "target line with extra content '6'"));
+  EXPECT_TRUE(fails_with("target: 5,6\n", 1, "target line with extra content"));
+  EXPECT_TRUE(fails_with("target: 1.5\n1", 1, "target '1.5' is a decimal fraction"));
+  EXPECT_TRUE(fails_with("target: abc\n1", 1, "target 'abc' is not an integer"));
+  EXPECT_TRUE(fails_with("target: 1e9\n1", 1, "target '1e9' is not an integer"));
+  EXPECT_TRUE(fails_with("target: 170141183460469231731687303715884105728\n1", 1,
+                         "'170141183460469231731687303715884105728' is out of 128-bit range"));
+  EXPECT_TRUE(fails_with("target: -170141183460469231731687303715884105729\n1", 1,
+                         "out of 128-bit range"));
+}
+
+TEST(ParseTextErrors, TargetKeywordIsCaseSensitiveAndOnItsOwnLine) {
+  EXPECT_TRUE(fails_with("Target: 5\n1", 1, "'Target:' is not an integer"));
+  EXPECT_TRUE(fails_with("1 2 target: 5", 1, "'target:' is not an integer"));
+  EXPECT_TRUE(fails_with("targets: 5\n1", 1, "'targets:' is not an integer"));
+}
+
+TEST(ParseTextErrors, EmptyInput) {
+  for (const char* text : {"", "\n\n", "   \t\n", "# only a comment\n", "\r\n# x\r\n"}) {
+    EXPECT_TRUE(fails_with(text, 0, "empty input: no weights and no target")) << text;
+  }
+  try {
+    ssum::parse_problem("");
+    FAIL() << "no error";
+  } catch (const ssum::input_error& e) {
+    EXPECT_STREQ(e.what(), "empty input: no weights and no target");  // no "line 0:" prefix
+  }
+}
+
+TEST(ParseTextErrors, InputErrorIsAnInvalidArgument) {
+  EXPECT_THROW(ssum::parse_problem("x"), std::invalid_argument);
+}
+
+// ---- JSON format -------------------------------------------------------------------------
+
+TEST(ParseJson, Basic) {
+  const problem p = ssum::parse_problem(R"({"weights": [3, -1, 4], "target": 6})");
+  EXPECT_EQ(p.weights, (weights_t{3, -1, 4}));
+  EXPECT_EQ(p.target, int128(6));
+}
+
+TEST(ParseJson, LeadingBlanksAndLayout) {
+  const problem p = ssum::parse_problem("\r\n  \t{\n  \"target\": -2,\r\n  \"weights\": [\n    1,\n    -3\n  ]\n}\n\n");
+  EXPECT_EQ(p.weights, (weights_t{1, -3}));
+  EXPECT_EQ(p.target, int128(-2));
+}
+
+TEST(ParseJson, ZeroSumForms) {
+  EXPECT_TRUE(ssum::parse_problem(R"({"weights": [1, -1]})").zero_sum());
+  EXPECT_TRUE(ssum::parse_problem(R"({"weights": [1, -1], "target": null})").zero_sum());
+  EXPECT_FALSE(ssum::parse_problem(R"({"weights": [1, -1], "target": 0})").zero_sum());
+}
+
+TEST(ParseJson, Int64LimitsInWeights) {
+  const problem p =
+      ssum::parse_problem(R"({"weights": [9223372036854775807, -9223372036854775808, 0]})");
+  EXPECT_EQ(p.weights, (weights_t{INT64_MAX, INT64_MIN, 0}));
+}
+
+TEST(ParseJson, WideTargets) {
+  EXPECT_EQ(ssum::parse_problem(R"({"weights": [1], "target": 18446744073709551615})").target,
+            int128(UINT64_MAX));
+  EXPECT_EQ(ssum::parse_problem(R"({"weights": [1], "target": "18446744073709551616"})").target,
+            int128(1) << 64);
+  EXPECT_EQ(ssum::parse_problem(R"({"weights": [1], "target": "-170141183460469231731687303715884105728"})")
+                .target,
+            int128_min());
+  EXPECT_EQ(ssum::parse_problem(R"({"weights": [1], "target": "+12"})").target, int128(12));
+  // A bare integer beyond 64 bits is read exactly from its text, not through a double.
+  EXPECT_EQ(ssum::parse_problem(R"({"weights": [1], "target": 1267650600228229401496703205377})").target,
+            (int128(1) << 100) + 1);
+}
+
+TEST(ParseJson, EmptyWeightsWithTarget) {
+  const problem p = ssum::parse_problem(R"({"weights": [], "target": 0})");
+  EXPECT_TRUE(p.weights.empty());
+  EXPECT_EQ(p.target, int128(0));
+}
+
+TEST(ParseJsonErrors, FloatsAreRejected) {
+  EXPECT_TRUE(fails_with(R"({"weights": [1, 2.0]})", 1, "'2.0' (weights[1]) is a decimal fraction"));
+  EXPECT_TRUE(fails_with(R"({"weights": [1.5]})", 1, "decimal fraction"));
+  EXPECT_TRUE(fails_with(R"({"weights": [-0.0]})", 1, "decimal fraction"));
+  EXPECT_TRUE(fails_with(R"({"weights": [1e5]})", 1, "'1e5' (weights[0]) is not an integer"));
+  EXPECT_TRUE(fails_with(R"({"weights": [1], "target": 2.0})", 1, "target '2.0' is a decimal fraction"));
+  EXPECT_TRUE(fails_with(R"({"weights": [1], "target": 1E3})", 1, "target '1E3' is not an integer"));
+  EXPECT_TRUE(fails_with(R"({"weights": [1], "target": 1e400})", 1, "not an integer"));
+}
+
+TEST(ParseJsonErrors, WeightsBeyondInt64) {
+  EXPECT_TRUE(fails_with(R"({"weights": [9223372036854775808]})", 1,
+                         "'9223372036854775808' (weights[0]) is out of int64 range"));
+  EXPECT_TRUE(fails_with(R"({"weights": [1, 18446744073709551615]})", 1, "out of int64 range"));
+  EXPECT_TRUE(fails_with(R"({"weights": [-9223372036854775809]})", 1, "out of int64 range"));
+  EXPECT_TRUE(fails_with(R"({"weights": [100000000000000000000000000000]})", 1, "out of int64 range"));
+  EXPECT_TRUE(fails_with("{\"weights\": [" + std::string(400, '9') + "]}", 1, "out of int64 range"));
+}
+
+TEST(ParseJsonErrors, TargetBeyond128Bits) {
+  EXPECT_TRUE(fails_with(R"({"weights": [1], "target": "170141183460469231731687303715884105728"})",
+                         1, "out of 128-bit range"));
+  EXPECT_TRUE(fails_with(R"({"weights": [1], "target": 170141183460469231731687303715884105728})",
+                         1, "out of 128-bit range"));
+  EXPECT_TRUE(fails_with("{\"weights\": [1], \"target\": " + std::string(400, '9') + "}", 1,
+                         "out of 128-bit range"));
+}
+
+TEST(ParseJsonErrors, WrongTypes) {
+  EXPECT_TRUE(fails_with(R"({"weights": [1, true]})", 1, "'true' (weights[1]) is not an integer"));
+  EXPECT_TRUE(fails_with(R"({"weights": [null]})", 1, "'null' (weights[0]) is not an integer"));
+  EXPECT_TRUE(fails_with(R"({"weights": ["5"]})", 1, "(weights[0]) is not an integer"));
+  EXPECT_TRUE(fails_with(R"({"weights": [[1]]})", 1, "an array (weights[0]) is not an integer"));
+  EXPECT_TRUE(fails_with(R"({"weights": [{}]})", 1, "an object (weights[0]) is not an integer"));
+  EXPECT_TRUE(fails_with(R"({"weights": 5})", 1, "'weights' must be an array of integers"));
+  EXPECT_TRUE(fails_with(R"({"weights": {"a": 1}})", 1, "'weights' must be an array of integers"));
+  EXPECT_TRUE(fails_with(R"({"weights": "1 2"})", 1, "'weights' must be an array of integers"));
+  EXPECT_TRUE(fails_with(R"({"weights": null})", 1, "'weights' must be an array of integers"));
+  EXPECT_TRUE(fails_with(R"({"weights": [1], "target": false})", 1, "'target' must be"));
+  EXPECT_TRUE(fails_with(R"({"weights": [1], "target": [5]})", 1, "'target' must be"));
+  EXPECT_TRUE(fails_with(R"({"weights": [1], "target": {}})", 1, "'target' must be"));
+  EXPECT_TRUE(fails_with(R"({"weights": [1], "target": "abc"})", 1, "target 'abc' is not an integer"));
+  EXPECT_TRUE(fails_with(R"({"weights": [1], "target": " 5"})", 1, "target ' 5' is not an integer"));
+  EXPECT_TRUE(fails_with(R"({"weights": [1], "target": "1.5"})", 1, "decimal fraction"));
+  EXPECT_TRUE(fails_with(R"({"weights": [1], "target": ""})", 1, "target '' is not an integer"));
+}
+
+TEST(ParseJsonErrors, Keys) {
+  EXPECT_TRUE(fails_with(R"({"weights": [1], "taget": 4})", 1, "unknown key 'taget'"));
+  EXPECT_TRUE(fails_with(R"({"Weights": [1]})", 1, "unknown key 'Weights'"));
+  EXPECT_TRUE(fails_with(R"({"weights": [1], "weights": [2]})", 1, "key 'weights' given twice"));
+  EXPECT_TRUE(fails_with(R"({"target": 1, "target": 2, "weights": []})", 1, "key 'target' given twice"));
+  EXPECT_TRUE(fails_with(R"({"target": 5})", 0, "no 'weights' key"));
+  EXPECT_TRUE(fails_with(R"({})", 0, "no 'weights' key"));
+}
+
+TEST(ParseJsonErrors, EmptyWithoutTarget) {
+  EXPECT_TRUE(fails_with(R"({"weights": []})", 0, "empty input: no weights and no target"));
+  EXPECT_TRUE(fails_with(R"({"weights": [], "target": null})", 0, "empty input"));
+}
+
+TEST(ParseJsonErrors, Malformed) {
+  EXPECT_TRUE(fails_with(R"({"weights": [1, 2]} x)", 1, "malformed JSON"));
+  EXPECT_TRUE(fails_with(R"({"weights": [1, 2]}{})", 1, "malformed JSON"));
+  EXPECT_TRUE(fails_with(R"({"weights": [1, 2],})", 1, "malformed JSON"));
+  EXPECT_TRUE(fails_with(R"({"weights": [1, 2,]})", 1, "malformed JSON"));
+  EXPECT_TRUE(fails_with(R"({"weights": [1 2]})", 1, "malformed JSON"));
+  EXPECT_TRUE(fails_with(R"({weights: [1]})", 1, "malformed JSON"));
+  EXPECT_TRUE(fails_with(R"({"weights": [01]})", 1, "malformed JSON"));
+  EXPECT_TRUE(fails_with(R"({"weights": [+1]})", 1, "malformed JSON"));
+  EXPECT_TRUE(fails_with("{\"weights\": [1] // comment\n}", 1, "malformed JSON"));
+  EXPECT_TRUE(fails_with("{\"weights\": [1, 2]", 1, "malformed JSON"));
+  EXPECT_TRUE(fails_with("{", 1, "malformed JSON"));
+}
+
+TEST(ParseJsonErrors, LineNumbers) {
+  // Syntax errors: nlohmann's byte offset becomes a line.
+  EXPECT_TRUE(fails_with("{\n  \"weights\": [\n    1,\n    2x\n  ]\n}\n", 4, "malformed JSON"));
+  EXPECT_TRUE(fails_with("{\r\n  \"weights\": [1],\r\n  \"target\": 5\r\n}\r\ngarbage\r\n", 5,
+                         "malformed JSON"));
+  // End of input is reported on the last line with content, not the blank line after it.
+  EXPECT_TRUE(fails_with("{\n  \"weights\": [1, 2\n\n\n", 2, "malformed JSON"));
+  // Schema errors name the line of the offending value or key too.
+  EXPECT_TRUE(fails_with("{\n  \"weights\": [\n    1,\n    2,\n    2.5\n  ]\n}", 5, "'2.5'"));
+  EXPECT_TRUE(fails_with("{\n  \"weights\": [\n    1,\n    2.5\n,3  ]\n}", 4, "'2.5'"));
+  EXPECT_TRUE(fails_with("{\n  \"weights\": [1],\n  \"extra\": 1\n}", 3, "unknown key 'extra'"));
+  EXPECT_TRUE(fails_with("{\n  \"weights\": [1],\n\n  \"target\": true\n}", 4, "'target' must be"));
+}
+
+// ---- format_problem and round trips ------------------------------------------------------
+
+TEST(FormatProblem, ExactLayout) {
+  problem p;
+  p.weights = {1, -2, 3};
+  p.target = 7;
+  EXPECT_EQ(ssum::format_problem(p, "hello\nworld"), "# hello\n# world\ntarget: 7\n1 -2 3\n");
+  EXPECT_EQ(ssum::format_problem(p), "target: 7\n1 -2 3\n");
+  EXPECT_EQ(ssum::format_problem(p, "one line\n"), "# one line\ntarget: 7\n1 -2 3\n");
+  EXPECT_EQ(ssum::format_problem(p, "a\n\nb"), "# a\n#\n# b\ntarget: 7\n1 -2 3\n");
+  p.target.reset();
+  EXPECT_EQ(ssum::format_problem(p), "1 -2 3\n");
+}
+
+TEST(FormatProblem, SixteenPerLine) {
+  problem p;
+  for (int i = 0; i < 33; ++i) p.weights.push_back(i);
+  const std::string text = ssum::format_problem(p);
+  std::string expected;
+  for (int i = 0; i < 33; ++i) expected += std::to_string(i) + (i % 16 == 15 || i == 32 ? "\n" : " ");
+  EXPECT_EQ(text, expected);
+  p.weights.resize(32);
+  const std::string even = ssum::format_problem(p);
+  EXPECT_EQ(std::count(even.begin(), even.end(), '\n'), 2);
+}
+
+TEST(FormatProblem, ExtremeValues) {
+  problem p;
+  p.weights = {INT64_MIN, INT64_MAX};
+  p.target = int128_min();
+  EXPECT_EQ(ssum::format_problem(p),
+            "target: -170141183460469231731687303715884105728\n"
+            "-9223372036854775808 9223372036854775807\n");
+}
+
+TEST(FormatProblem, CommentCannotInjectContent) {
+  problem p;
+  p.weights = {5};
+  const problem back = ssum::parse_problem(ssum::format_problem(p, "target: 9\n1 2 3"));
+  EXPECT_EQ(back.weights, weights_t{5});
+  EXPECT_TRUE(back.zero_sum());
+}
+
+TEST(FormatProblem, EmptyZeroSumDoesNotParse) {
+  // Nothing to write but comments; reading it back is the "empty input" error by design.
+  EXPECT_TRUE(fails_with(ssum::format_problem(problem{}, "empty"), 0, "empty input"));
+}
+
+void expect_round_trip(const problem& p, std::string_view comment = {}) {
+  const std::string text = ssum::format_problem(p, comment);
+  ASSERT_FALSE(text.empty());
+  EXPECT_EQ(text.back(), '\n');
+  const problem back = ssum::parse_problem(text);
+  EXPECT_EQ(back.weights, p.weights);
+  EXPECT_EQ(back.target, p.target);
+}
+
+TEST(RoundTrip, Fixed) {
+  expect_round_trip(problem{{}, int128(0)});
+  expect_round_trip(problem{{}, int128_max()});
+  expect_round_trip(problem{{INT64_MIN}, std::nullopt});
+  expect_round_trip(problem{{INT64_MIN, INT64_MAX, 0, -1, 1}, int128_min()}, "extremes\nline two");
+}
+
+TEST(RoundTrip, Random) {
+  std::mt19937_64 rng(12345);
+  const std::int64_t specials[] = {INT64_MIN, INT64_MIN + 1, INT64_MAX, INT64_MAX - 1, 0, 1, -1};
+  for (int round = 0; round < 300; ++round) {
+    problem p;
+    const std::size_t n = round == 0 ? 0 : round < 200 ? rng() % 40 : 1000 + rng() % 100;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint64_t pick = rng() % 4;
+      p.weights.push_back(pick == 0 ? specials[rng() % std::size(specials)]
+                          : pick == 1 ? std::int64_t(rng() % 2001) - 1000
+                                      : std::int64_t(rng()));
+    }
+    switch (rng() % 5) {
+      case 0: break;  // zero-sum
+      case 1: p.target = int128(std::int64_t(rng())); break;
+      case 2: p.target = int128((uint128(rng()) << 64) | rng()); break;  // any 128-bit pattern
+      case 3: p.target = rng() % 2 ? int128_min() : int128_max(); break;
+      default: p.target = 0; break;
+    }
+    if (p.weights.empty() && !p.target) p.target = 0;  // an empty zero-sum cannot be written
+    SCOPED_TRACE("round " + std::to_string(round));
+    expect_round_trip(p, round % 3 ? "" : "random instance " + std::to_string(round));
+  }
+}
+
+// ---- read_problem -------------------------------------------------------------------------
+
+class ReadProblem : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("ssum_io_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  std::string write(const std::string& name, const std::string& content) {
+    const std::filesystem::path path = dir_ / name;
+    std::ofstream(path, std::ios::binary) << content;
+    return path.string();
+  }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(ReadProblem, TextFile) {
+  const std::string path = write("in.txt", "# c\r\ntarget: 3\r\n1, 2\r\n");
+  const problem p = ssum::read_problem(path);
+  EXPECT_EQ(p.weights, (weights_t{1, 2}));
+  EXPECT_EQ(p.target, int128(3));
+}
+
+TEST_F(ReadProblem, JsonFile) {
+  const std::string path = write("in.json", "{\"weights\": [4, 5], \"target\": \"99999999999999999999\"}\n");
+  const problem p = ssum::read_problem(path);
+  EXPECT_EQ(p.weights, (weights_t{4, 5}));
+  EXPECT_EQ(p.target, int128(99999999999) * 1000000000 + 999999999);
+}
+
+TEST_F(ReadProblem, RoundTripThroughFile) {
+  problem p{{INT64_MIN, 3, INT64_MAX}, int128(1) << 90};
+  const std::string path = write("round.txt", ssum::format_problem(p, "written by a test"));
+  const problem back = ssum::read_problem(path);
+  EXPECT_EQ(back.weights, p.weights);
+  EXPECT_EQ(back.target, p.target);
+}
+
+TEST_F(ReadProblem, ParseErrorNamesPathAndLine) {
+  const std::string path = write("bad.txt", "1 2\n3\n4 1.5\n");
+  try {
+    ssum::read_problem(path);
+    FAIL() << "no error";
+  } catch (const ssum::input_error& e) {
+    EXPECT_EQ(e.line(), 3u);
+    EXPECT_EQ(std::string(e.what()),
+              path + ": line 3: weight '1.5' is a decimal fraction; weights must be integers");
+  }
+}
+
+TEST_F(ReadProblem, JsonErrorNamesPathAndLine) {
+  const std::string path = write("bad.json", "{\n\"weights\": [1],\n\"bogus\": 2}\n");
+  try {
+    ssum::read_problem(path);
+    FAIL() << "no error";
+  } catch (const ssum::input_error& e) {
+    EXPECT_EQ(e.line(), 3u);
+    EXPECT_EQ(std::string(e.what()).rfind(path + ": line 3: unknown key 'bogus'", 0), 0u) << e.what();
+  }
+}
+
+TEST_F(ReadProblem, EmptyFileNamesPathWithoutLine) {
+  const std::string path = write("empty.txt", "");
+  try {
+    ssum::read_problem(path);
+    FAIL() << "no error";
+  } catch (const ssum::input_error& e) {
+    EXPECT_EQ(e.line(), 0u);
+    EXPECT_EQ(std::string(e.what()), path + ": empty input: no weights and no target");
+  }
+}
+
+TEST_F(ReadProblem, MissingFile) {
+  const std::string path = (dir_ / "does_not_exist.txt").string();
+  try {
+    ssum::read_problem(path);
+    FAIL() << "no error";
+  } catch (const ssum::input_error& e) {
+    EXPECT_EQ(e.line(), 0u);
+    EXPECT_EQ(std::string(e.what()), "cannot open '" + path + "': No such file or directory");
+  }
+}
+
+TEST_F(ReadProblem, DirectoryIsAnInputError) {
+  try {
+    ssum::read_problem(dir_.string());
+    FAIL() << "no error";
+  } catch (const ssum::input_error& e) {
+    EXPECT_EQ(e.line(), 0u);
+    EXPECT_NE(std::string(e.what()).find("'" + dir_.string() + "'"), std::string::npos) << e.what();
+  }
+}
+
+// ---- is_certificate -----------------------------------------------------------------------
+
+TEST(IsCertificate, WithTarget) {
+  const problem p{{3, 34, 4, 12, 5, 2}, int128(9)};
+  EXPECT_TRUE(ssum::is_certificate(p, {2, 4}));      // 4 + 5
+  EXPECT_TRUE(ssum::is_certificate(p, {0, 2, 5}));   // 3 + 4 + 2
+  EXPECT_FALSE(ssum::is_certificate(p, {0, 4, 5}));  // 3 + 5 + 2 = 10
+  EXPECT_FALSE(ssum::is_certificate(p, {4, 2}));     // right sum, not ascending
+  EXPECT_FALSE(ssum::is_certificate(p, {5, 0, 2}));
+  EXPECT_FALSE(ssum::is_certificate(p, {}));         // 0 != 9
+}
+
+TEST(IsCertificate, DuplicatesAndRange) {
+  const problem p{{2, 7, 1}, int128(4)};
+  EXPECT_FALSE(ssum::is_certificate(p, {0, 0}));     // 2 + 2 = 4, but one weight twice
+  EXPECT_FALSE(ssum::is_certificate(p, {2, 2, 2, 2}));
+  EXPECT_FALSE(ssum::is_certificate(p, {0, 3}));     // index == n
+  EXPECT_FALSE(ssum::is_certificate(p, {0, std::size_t(-1)}));
+  const problem empty{{}, int128(0)};
+  EXPECT_TRUE(ssum::is_certificate(empty, {}));
+  EXPECT_FALSE(ssum::is_certificate(empty, {0}));
+}
+
+TEST(IsCertificate, EmptySubsetZeroSumVersusTargetZero) {
+  const problem zero_sum{{5, -5, 3}, std::nullopt};
+  const problem target_zero{{5, -5, 3}, int128(0)};
+  EXPECT_FALSE(ssum::is_certificate(zero_sum, {}));   // zero-sum wants a non-empty subset
+  EXPECT_TRUE(ssum::is_certificate(target_zero, {}));  // the empty sum is 0
+  EXPECT_TRUE(ssum::is_certificate(zero_sum, {0, 1}));
+  EXPECT_TRUE(ssum::is_certificate(target_zero, {0, 1}));
+  EXPECT_FALSE(ssum::is_certificate(zero_sum, {0, 2}));
+  EXPECT_TRUE(ssum::is_certificate(problem{{0, 4}, std::nullopt}, {0}));  // {0} sums to zero
+}
+
+TEST(IsCertificate, SumsBeyondInt64AreExact) {
+  const problem big{{INT64_MAX, INT64_MAX, INT64_MAX}, int128(INT64_MAX) * 3};
+  EXPECT_TRUE(ssum::is_certificate(big, {0, 1, 2}));
+  // The int64 wrap-around of 3 * INT64_MAX is INT64_MAX - 2; it must not pass.
+  EXPECT_FALSE(ssum::is_certificate(problem{big.weights, int128(INT64_MAX - 2)}, {0, 1, 2}));
+  // INT64_MIN + INT64_MIN wraps to 0 in int64, so a 64-bit sum would call this a zero-sum.
+  const problem wraps{{INT64_MIN, INT64_MIN}, std::nullopt};
+  EXPECT_FALSE(ssum::is_certificate(wraps, {0, 1}));
+  EXPECT_TRUE(ssum::is_certificate(problem{wraps.weights, -(int128(1) << 64)}, {0, 1}));
+  const problem mixed{{INT64_MIN, INT64_MAX, 1}, std::nullopt};
+  EXPECT_TRUE(ssum::is_certificate(mixed, {0, 1, 2}));  // -2^63 + 2^63 - 1 + 1 = 0
+}
+
+TEST(IsCertificate, RandomAgainstBruteForce) {
+  // Every subset of a small random instance, checked against a sum computed in int64 (the
+  // weights are small enough not to overflow) and a validity check written independently.
+  std::mt19937_64 rng(99);
+  for (int round = 0; round < 50; ++round) {
+    const std::size_t n = 1 + rng() % 10;
+    problem p;
+    for (std::size_t i = 0; i < n; ++i) p.weights.push_back(std::int64_t(rng() % 41) - 20);
+    if (round % 2) p.target = int128(std::int64_t(rng() % 41) - 20);
+    for (std::uint32_t mask = 0; mask < (1u << n); ++mask) {
+      std::vector<std::size_t> subset;
+      std::int64_t sum = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (mask >> i & 1) {
+          subset.push_back(i);
+          sum += p.weights[i];
+        }
+      }
+      const bool expected = sum == (p.target ? std::int64_t(*p.target) : 0) &&
+                            (p.target.has_value() || mask != 0);
+      ASSERT_EQ(ssum::is_certificate(p, subset), expected) << "round " << round << " mask " << mask;
+    }
+  }
+}
+
+}  // namespace
