@@ -1,0 +1,26 @@
+#pragma once
+// Standard instance classes (design.md section 3), deterministic for a given seed on every
+// platform: the generator uses its own uniform sampling on top of std::mt19937_64.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ssum/problem.hpp"
+
+namespace ssum {
+
+/// Names accepted by generate(): random, planted, zero-sum, todd, avis, evenodd, pthree,
+/// psix, somatoth.
+const std::vector<std::string>& generator_classes();
+
+/// The bit width used by `random`, `planted` and `zero-sum` when none is given: the largest
+/// that keeps the total absolute sum below 2^62.
+int default_generator_bits(std::size_t n);
+
+/// Throws std::invalid_argument for an unknown class, bits outside [1, 62], or an n for
+/// which the class's weights do not fit in int64.
+problem generate(std::string_view cls, std::size_t n, std::optional<int> bits, std::uint64_t seed);
+
+}  // namespace ssum

@@ -1,0 +1,355 @@
+// Instance generators: determinism, ranges, and the promised (in)feasibility, checked by
+// exhaustive search on small n.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstdint>
+#include <cstdlib>
+#include <numeric>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ssum/generate.hpp"
+
+namespace {
+
+using ssum::int128;
+using ssum::problem;
+
+// Own decimal printing: keeps this test independent of int128.cpp.
+std::string str(int128 v) {
+  if (v == 0) return "0";
+  const bool neg = v < 0;
+  std::string s;
+  while (v != 0) {
+    const int d = static_cast<int>(v % 10);
+    s.insert(s.begin(), static_cast<char>('0' + (d < 0 ? -d : d)));
+    v /= 10;
+  }
+  return neg ? "-" + s : s;
+}
+
+bool same(const problem& a, const problem& b) { return a.weights == b.weights && a.target == b.target; }
+
+int128 subset_sum(const problem& p, std::uint64_t mask) {
+  int128 s = 0;
+  for (std::size_t i = 0; i < p.weights.size(); ++i)
+    if (mask >> i & 1) s += p.weights[i];
+  return s;
+}
+
+// Exhaustive search in Gray-code order (one add per subset). Returns a mask whose items
+// reach the target or, for zero-sum, a non-empty mask summing to 0.
+std::optional<std::uint64_t> brute_force(const problem& p) {
+  const std::size_t n = p.weights.size();
+  if (n > 24) throw std::logic_error("brute_force: n too large");
+  const int128 target = p.target.value_or(0);
+  if (!p.zero_sum() && target == 0) return 0;  // the empty subset
+  std::uint64_t mask = 0;
+  int128 sum = 0;
+  for (std::uint64_t i = 1; i < (std::uint64_t{1} << n); ++i) {
+    const int bit = std::countr_zero(i);
+    mask ^= std::uint64_t{1} << bit;  // Gray code of i: never 0 for i >= 1
+    sum += (mask >> bit & 1) ? p.weights[bit] : -p.weights[bit];
+    if (sum == target) return mask;
+  }
+  return std::nullopt;
+}
+
+const std::vector<std::string> seeded_classes = {"random",  "planted", "zero-sum", "evenodd",
+                                                 "pthree",  "psix",    "somatoth"};
+
+TEST(Generate, ClassList) {
+  const std::vector<std::string> expected = {"random", "planted", "zero-sum", "todd",    "avis",
+                                             "evenodd", "pthree", "psix",     "somatoth"};
+  EXPECT_EQ(ssum::generator_classes(), expected);
+}
+
+TEST(Generate, DefaultBits) {
+  EXPECT_EQ(ssum::default_generator_bits(0), 62);
+  EXPECT_EQ(ssum::default_generator_bits(1), 62);
+  EXPECT_EQ(ssum::default_generator_bits(2), 61);
+  EXPECT_EQ(ssum::default_generator_bits(3), 60);
+  EXPECT_EQ(ssum::default_generator_bits(4), 60);
+  EXPECT_EQ(ssum::default_generator_bits(std::size_t{1} << 61), 1);
+  EXPECT_EQ(ssum::default_generator_bits(std::size_t{1} << 62), 1);  // nothing fits: narrowest
+  const ssum::uint128 limit = ssum::uint128{1} << 62;
+  for (std::size_t n : {std::size_t{2}, std::size_t{5}, std::size_t{100}, std::size_t{1000},
+                        std::size_t{123456789}, (std::size_t{1} << 40) + 3}) {
+    const int b = ssum::default_generator_bits(n);
+    ASSERT_GE(b, 1);
+    ASSERT_LE(b, 62);
+    EXPECT_LT(ssum::uint128{n} * ((ssum::uint128{1} << b) - 1), limit) << n;
+    if (b < 62) {  // and it is the widest that does
+      EXPECT_GE(ssum::uint128{n} * ((ssum::uint128{1} << (b + 1)) - 1), limit) << n;
+    }
+  }
+}
+
+TEST(Generate, Deterministic) {
+  for (const auto& cls : ssum::generator_classes()) {
+    for (std::uint64_t seed : {0ULL, 1ULL, 12345ULL, ~0ULL}) {
+      EXPECT_TRUE(same(ssum::generate(cls, 40, std::nullopt, seed),
+                       ssum::generate(cls, 40, std::nullopt, seed)))
+          << cls << " seed " << seed;
+    }
+  }
+}
+
+TEST(Generate, SeedsDiffer) {
+  for (const auto& cls : seeded_classes) {
+    const problem base = ssum::generate(cls, 40, std::nullopt, 0);
+    int differing = 0;
+    for (std::uint64_t seed = 1; seed <= 10; ++seed)
+      differing += !same(base, ssum::generate(cls, 40, std::nullopt, seed));
+    EXPECT_GE(differing, 9) << cls;  // somatoth may repeat (w1, w2) now and then
+  }
+  // todd and avis have no randomness at all.
+  for (const char* cls : {"todd", "avis"})
+    EXPECT_TRUE(same(ssum::generate(cls, 30, std::nullopt, 1), ssum::generate(cls, 30, std::nullopt, 2)));
+}
+
+// Pinned output: mt19937_64 is fully specified by the standard and the sampling is our own,
+// so these numbers must be the same on every platform. Changing them breaks old seeds.
+TEST(Generate, PinnedOutput) {
+  const problem p = ssum::generate("random", 5, 20, 42);
+  const std::vector<std::int64_t> expected = {791838, 670073, 788681, 142893, 947146};
+  EXPECT_EQ(p.weights, expected);
+  const problem q = ssum::generate("pthree", 5, std::nullopt, 7);
+  const std::vector<std::int64_t> expected_q = {755, 950, 118, 892, 142};
+  EXPECT_EQ(q.weights, expected_q);
+}
+
+TEST(Generate, EmptyAndSingle) {
+  for (const auto& cls : ssum::generator_classes()) {
+    EXPECT_TRUE(ssum::generate(cls, 0, std::nullopt, 3).weights.empty()) << cls;
+    EXPECT_EQ(ssum::generate(cls, 1, std::nullopt, 3).weights.size(), 1u) << cls;
+  }
+  const problem z0 = ssum::generate("zero-sum", 0, std::nullopt, 0);
+  EXPECT_TRUE(z0.zero_sum());  // infeasible: no non-empty subset exists
+  const problem z1 = ssum::generate("zero-sum", 1, std::nullopt, 0);
+  EXPECT_TRUE(z1.zero_sum());
+  EXPECT_EQ(z1.weights, std::vector<std::int64_t>{0});
+  EXPECT_TRUE(ssum::generate("todd", 0, std::nullopt, 0).target == int128{0});
+  EXPECT_TRUE(ssum::generate("avis", 0, std::nullopt, 0).target == int128{0});
+  EXPECT_TRUE(ssum::generate("somatoth", 0, std::nullopt, 0).target == int128{-1});
+  EXPECT_TRUE(ssum::generate("planted", 1, std::nullopt, 0).target == int128{0});
+}
+
+TEST(Generate, RandomAndPlantedRanges) {
+  for (int bits : {1, 2, 5, 20, 61, 62}) {
+    const std::int64_t hi = (std::int64_t{1} << bits) - 1;
+    for (std::uint64_t seed = 0; seed < 5; ++seed) {
+      const problem r = ssum::generate("random", 100, bits, seed);
+      const problem p = ssum::generate("planted", 100, bits, seed);
+      ASSERT_EQ(r.weights.size(), 100u);
+      ASSERT_EQ(p.weights.size(), 100u);
+      int128 sum = 0;
+      for (auto w : r.weights) {
+        EXPECT_GE(w, 1);
+        EXPECT_LE(w, hi);
+        sum += w;
+      }
+      EXPECT_TRUE(r.target == sum / 2 + 1) << str(*r.target);
+      int128 psum = 0;
+      for (auto w : p.weights) {
+        EXPECT_GE(w, 1);
+        EXPECT_LE(w, hi);
+        psum += w;
+      }
+      ASSERT_TRUE(p.target.has_value());
+      EXPECT_TRUE(*p.target >= 50 && *p.target <= psum);  // 50 items, each >= 1
+    }
+  }
+  // A narrow width is covered completely (catches off-by-one in the sampler).
+  const problem r = ssum::generate("random", 2000, 3, 9);
+  EXPECT_EQ(std::set<std::int64_t>(r.weights.begin(), r.weights.end()),
+            (std::set<std::int64_t>{1, 2, 3, 4, 5, 6, 7}));
+}
+
+TEST(Generate, ZeroSumRanges) {
+  for (int bits : {1, 2, 5, 20, 62}) {
+    const std::int64_t hi = (std::int64_t{1} << bits) - 1;
+    for (std::uint64_t seed = 0; seed < 5; ++seed) {
+      const problem p = ssum::generate("zero-sum", 100, bits, seed);
+      EXPECT_TRUE(p.zero_sum());
+      ASSERT_EQ(p.weights.size(), 100u);
+      for (auto w : p.weights) {
+        EXPECT_GE(w, -hi);
+        EXPECT_LE(w, hi);
+      }
+    }
+  }
+  const problem p = ssum::generate("zero-sum", 3000, 2, 4);
+  EXPECT_EQ(std::set<std::int64_t>(p.weights.begin(), p.weights.end()),
+            (std::set<std::int64_t>{-3, -2, -1, 0, 1, 2, 3}));
+}
+
+TEST(Generate, DefaultBitsKeepSumBelow2To62) {
+  const int128 limit = int128{1} << 62;
+  for (const char* cls : {"random", "planted", "zero-sum"}) {
+    for (std::size_t n = 1; n <= 200; ++n) {
+      const problem p = ssum::generate(cls, n, std::nullopt, n);
+      int128 abs_sum = 0;
+      for (auto w : p.weights) abs_sum += w < 0 ? -int128{w} : int128{w};
+      EXPECT_LT(static_cast<double>(abs_sum), 0x1p62) << cls << " n " << n;
+      EXPECT_TRUE(abs_sum < limit) << cls << " n " << n << " sum " << str(abs_sum);
+    }
+  }
+}
+
+TEST(Generate, SmallUniformClasses) {
+  for (std::size_t n : {1u, 7u, 8u, 100u}) {
+    const problem e = ssum::generate("evenodd", n, std::nullopt, n);
+    for (auto w : e.weights) {
+      EXPECT_EQ(w % 2, 0);
+      EXPECT_GE(w, 2);
+      EXPECT_LE(w, 1000);
+    }
+    EXPECT_TRUE(e.target == int128{2 * static_cast<std::int64_t>(n * 1000 / 8) + 1});
+    const problem t = ssum::generate("pthree", n, std::nullopt, n);
+    for (auto w : t.weights) {
+      EXPECT_GE(w, 1);
+      EXPECT_LE(w, 1000);
+    }
+    EXPECT_TRUE(t.target == int128{static_cast<std::int64_t>(n * 1000 / 4)});
+    const problem s = ssum::generate("psix", n, std::nullopt, n);
+    for (auto w : s.weights) {
+      EXPECT_GE(w, 1);
+      EXPECT_LE(w, 1000000);
+    }
+    EXPECT_TRUE(s.target == int128{static_cast<std::int64_t>(n * 1000000 / 4)});
+  }
+}
+
+TEST(Generate, SomatothStructure) {
+  for (std::size_t n = 1; n <= 60; ++n) {
+    const problem p = ssum::generate("somatoth", n, std::nullopt, 100 + n);
+    ASSERT_EQ(p.weights.size(), n);
+    const std::int64_t w1 = p.weights[0];
+    const std::int64_t w2 = n >= 2 ? p.weights[1] : 1;
+    EXPECT_GE(w1, 1);
+    EXPECT_LE(w1, static_cast<std::int64_t>(n));
+    EXPECT_GE(w2, 1);
+    EXPECT_LE(w2, static_cast<std::int64_t>(n));
+    EXPECT_EQ(std::gcd(w1, w2), 1);
+    for (std::size_t j = 1; j <= n; ++j)
+      EXPECT_EQ(p.weights[j - 1], static_cast<std::int64_t>((j + 1) / 2) * (j % 2 ? w1 : w2));
+    if (n >= 2) {
+      EXPECT_TRUE(p.target == int128{(w1 - 1) * (w2 - 1) - 1});
+    } else {
+      EXPECT_TRUE(p.target == int128{-1});  // w1 = w2 = 1
+    }
+  }
+}
+
+TEST(Generate, AvisFormula) {
+  for (std::int64_t n = 1; n <= 30; ++n) {
+    const problem p = ssum::generate("avis", static_cast<std::size_t>(n), std::nullopt, 0);
+    ASSERT_EQ(p.weights.size(), static_cast<std::size_t>(n));
+    for (std::int64_t j = 1; j <= n; ++j) EXPECT_EQ(p.weights[j - 1], n * (n + 1) + j);
+    EXPECT_TRUE(p.target == int128{n * (n + 1) * ((n - 1) / 2) + n * (n - 1) / 2});
+  }
+  EXPECT_TRUE(ssum::generate("avis", 5, std::nullopt, 0).target == int128{70});
+}
+
+TEST(Generate, ToddFormulaAndLimit) {
+  for (std::size_t n = 1; n <= 56; ++n) {
+    const problem p = ssum::generate("todd", n, std::nullopt, 0);
+    ASSERT_EQ(p.weights.size(), n);
+    const int k = static_cast<int>(std::bit_width(n)) - 1;
+    int128 sum = 0;
+    for (std::size_t j = 1; j <= n; ++j) {
+      const int128 w = (int128{1} << (k + n + 1)) + (int128{1} << (k + j)) + 1;
+      EXPECT_TRUE(int128{p.weights[j - 1]} == w) << "n " << n << " j " << j;
+      sum += w;
+    }
+    EXPECT_TRUE(p.target == sum / 2) << n;
+  }
+  EXPECT_EQ(ssum::generate("todd", 1, std::nullopt, 0).weights, std::vector<std::int64_t>{7});
+  for (std::size_t n : {std::size_t{57}, std::size_t{64}, std::size_t{1000}, ~std::size_t{0}}) {
+    try {
+      ssum::generate("todd", n, std::nullopt, 0);
+      ADD_FAILURE() << "todd n " << n << " did not throw";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("56"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Generate, BadArguments) {
+  for (const char* cls : {"random", "planted", "zero-sum"}) {
+    for (int bits : {0, -1, 63, 1000}) EXPECT_THROW(ssum::generate(cls, 10, bits, 0), std::invalid_argument);
+    EXPECT_NO_THROW(ssum::generate(cls, 10, 1, 0));
+    EXPECT_NO_THROW(ssum::generate(cls, 10, 62, 0));
+  }
+  for (const char* cls : {"todd", "avis", "evenodd", "pthree", "psix", "somatoth"}) {
+    try {
+      ssum::generate(cls, 10, 10, 0);
+      ADD_FAILURE() << cls << " accepted --bits";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("--bits applies only"), std::string::npos) << e.what();
+    }
+  }
+  try {
+    ssum::generate("nope", 10, std::nullopt, 0);
+    ADD_FAILURE() << "unknown class accepted";
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    for (const auto& cls : ssum::generator_classes()) EXPECT_NE(what.find(cls), std::string::npos) << what;
+  }
+  EXPECT_THROW(ssum::generate("", 10, std::nullopt, 0), std::invalid_argument);
+  EXPECT_THROW(ssum::generate("Random", 10, std::nullopt, 0), std::invalid_argument);
+}
+
+// --- feasibility by exhaustive search -------------------------------------------------
+
+TEST(GenerateBruteForce, PlantedIsFeasible) {
+  for (std::size_t n = 1; n <= 20; ++n) {
+    for (std::uint64_t seed = 0; seed < 50; ++seed) {
+      // Narrow weights for some seeds so that many subsets collide, wide for others.
+      const std::optional<int> bits = seed % 2 ? std::optional<int>{6} : std::nullopt;
+      const problem p = ssum::generate("planted", n, bits, seed);
+      const auto mask = brute_force(p);
+      ASSERT_TRUE(mask.has_value()) << "n " << n << " seed " << seed;
+      EXPECT_TRUE(subset_sum(p, *mask) == *p.target);
+    }
+  }
+}
+
+TEST(GenerateBruteForce, ZeroSumHasNonEmptySubset) {
+  for (std::size_t n = 1; n <= 18; ++n) {
+    for (std::uint64_t seed = 0; seed < 40; ++seed) {
+      const std::optional<int> bits = seed % 3 == 0 ? std::optional<int>{4} : std::nullopt;
+      const problem p = ssum::generate("zero-sum", n, bits, seed);
+      ASSERT_TRUE(p.zero_sum());
+      const auto mask = brute_force(p);
+      ASSERT_TRUE(mask.has_value()) << "n " << n << " seed " << seed;
+      EXPECT_NE(*mask, 0u);
+      EXPECT_TRUE(subset_sum(p, *mask) == 0);
+    }
+  }
+}
+
+TEST(GenerateBruteForce, EvenOddAndSomatothInfeasible) {
+  for (std::size_t n = 1; n <= 18; ++n) {
+    for (std::uint64_t seed = 0; seed < 20; ++seed) {
+      for (const char* cls : {"evenodd", "somatoth"}) {
+        const problem p = ssum::generate(cls, n, std::nullopt, seed);
+        EXPECT_FALSE(brute_force(p).has_value()) << cls << " n " << n << " seed " << seed;
+      }
+    }
+  }
+}
+
+TEST(GenerateBruteForce, AvisInfeasibleFromFour) {
+  for (std::size_t n = 4; n <= 18; ++n) {
+    const problem p = ssum::generate("avis", n, std::nullopt, 0);
+    EXPECT_FALSE(brute_force(p).has_value()) << "n " << n;
+  }
+}
+
+}  // namespace
