@@ -1,0 +1,58 @@
+#pragma once
+// The exact subset-sum solver.
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ssum/policy.hpp"
+#include "ssum/problem.hpp"
+
+namespace ssum {
+
+enum class backend { automatic, cpu, cuda };
+enum class algorithm { automatic, two_list };
+
+/// What a long solve reports as it goes: the stage name and its completed fraction.
+struct progress {
+  std::string stage;  // "generate A", "generate B", "prune", "search", "recover"
+  double fraction = 0;
+};
+
+struct solve_options {
+  algorithm algo = algorithm::automatic;
+  /// Polled between and inside stages; when it becomes true the solve throws ssum::interrupted.
+  const std::atomic<bool>* cancel = nullptr;
+  /// Called from the solving thread (never concurrently) at stage changes and along the way.
+  std::function<void(const progress&)> on_progress;
+  /// Bytes the solve may use; 0 means what the machine has available now.
+  std::uint64_t memory_limit = 0;
+};
+
+struct stage_seconds {
+  double generate = 0, prune = 0, search = 0, recover = 0, total = 0;
+};
+
+struct solution {
+  bool feasible = false;
+  std::vector<std::size_t> subset;  // 0-based, ascending; verified with is_certificate()
+  std::string algorithm;            // what actually ran, e.g. "two-list"
+  std::string backend;              // "cpu" or "cuda"
+  unsigned threads = 0;
+  stage_seconds seconds;
+  std::uint64_t planned_bytes = 0;  // memory the plan reserved for lists and buffers
+};
+
+/// Bytes the two-list algorithm plans for `p` (lists, merge buffer); may exceed 2^64, hence double.
+double two_list_planned_bytes(const problem& p);
+
+/// Solves exactly on the host. Throws ssum::insufficient_memory before allocating when the
+/// plan does not fit, ssum::interrupted on cancellation.
+solution solve(const cpu& policy, const problem& p, const solve_options& options = {});
+
+/// Chooses the backend (automatic: the host until the CUDA solver exists) and solves.
+/// Throws ssum::backend_unavailable when the named backend cannot run.
+solution solve(backend which, unsigned threads, const problem& p, const solve_options& options = {});
+
+}  // namespace ssum

@@ -1,0 +1,54 @@
+// The solver's front door: picks the backend, runs it, and re-verifies every subset it is
+// about to hand out, so that no caller ever sees an unchecked answer.
+#include "ssum/solve.hpp"
+
+#include <omp.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <thread>
+
+#include "cpu/two_list.hpp"
+#include "ssum/cuda_device.hpp"
+#include "ssum/errors.hpp"
+
+namespace ssum {
+
+unsigned resolved_threads(const cpu& policy) {
+  if (policy.threads) return policy.threads;
+  const int omp = omp_get_max_threads();
+  return omp > 0 ? static_cast<unsigned>(omp) : std::max(1u, std::thread::hardware_concurrency());
+}
+
+double two_list_planned_bytes(const problem& p) {
+  uint128 total = 0;
+  for (std::int64_t w : p.weights) total += static_cast<uint128>(w < 0 ? -int128(w) : int128(w));
+  const double sum_bytes = total > uint128(UINT64_MAX) ? 16.0 : 8.0;
+  return detail::two_list_planned_elements(p.weights.size()) * sum_bytes;
+}
+
+solution solve(const cpu& policy, const problem& p, const solve_options& options) {
+  if (options.algo != algorithm::automatic && options.algo != algorithm::two_list) {
+    throw std::invalid_argument("unknown algorithm");
+  }
+  solution result = detail::solve_two_list(policy, p, options);
+  if (result.feasible && !is_certificate(p, result.subset)) {
+    throw std::logic_error("internal error: the solver's subset does not verify; no answer is given");
+  }
+  return result;
+}
+
+solution solve(backend which, unsigned threads, const problem& p, const solve_options& options) {
+  switch (which) {
+    case backend::automatic:
+    case backend::cpu:
+      return solve(cpu{threads}, p, options);
+    case backend::cuda:
+      if (!cuda_compiled()) throw backend_unavailable("this build of ssum has no CUDA backend");
+      if (cuda_devices().empty()) throw backend_unavailable("no CUDA device is present");
+      throw backend_unavailable("the CUDA solver is not part of this version yet; use --backend cpu");
+  }
+  throw std::invalid_argument("unknown backend");
+}
+
+}  // namespace ssum

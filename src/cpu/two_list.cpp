@@ -1,0 +1,520 @@
+// The parallel two-list algorithm on the host (Horowitz and Sahni 1974; parallel form of
+// Li et al. as implemented on GPUs by Wan, Li, Liu, Li, CCPE 27:119-145, 2015), in the
+// paper's three stages:
+//   generation: the sorted subset sums of each half, built by merging L with L + w for each
+//               item, every merge split by merge path among the threads;
+//   pruning:    both lists cut into k blocks; a block pair survives only when the target
+//               lies between its smallest and largest pair sum (a staircase, <= 2k-1 pairs);
+//   search:     the surviving pairs are walked with Horowitz-Sahni's two pointers, in parallel,
+//               stopping every thread once one finds a match.
+// Weights are made non-negative first (a negative item is replaced by its magnitude, the
+// target raised by it and its choice flipped in the answer), so sums above the target can be
+// dropped while the lists are generated. A found pair of sums is turned back into a subset
+// by a small meet-in-the-middle per half: no subset masks are stored beside the sums.
+#include "cpu/two_list.hpp"
+
+#include <omp.h>
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "cpu/merge_path.hpp"
+#include "ssum/errors.hpp"
+#include "ssum/memory.hpp"
+
+namespace ssum::detail {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point start) {
+  return std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+void check_cancel(const solve_options& options) {
+  if (options.cancel && options.cancel->load(std::memory_order_relaxed)) throw interrupted();
+}
+
+void report(const solve_options& options, const char* stage, double fraction) {
+  if (options.on_progress) options.on_progress(progress{stage, fraction});
+}
+
+// The instance after the flip: every weight non-negative, target adjusted.
+// Large lists live in memory backed by transparent huge pages where the kernel allows it:
+// with 4 KiB pages, first-touch page faults cost as much as the merges themselves.
+template <class Sum>
+struct huge_array {
+  struct release {
+    void operator()(Sum* p) const noexcept { std::free(p); }
+  };
+  std::unique_ptr<Sum[], release> data;
+
+  explicit huge_array(std::size_t count) {
+    constexpr std::size_t huge_page = std::size_t{2} << 20;
+    const std::size_t bytes = (std::max<std::size_t>(1, count) * sizeof(Sum) + huge_page - 1) / huge_page * huge_page;
+    data.reset(static_cast<Sum*>(std::aligned_alloc(huge_page, bytes)));
+    if (!data) throw std::bad_alloc();
+    madvise(data.get(), bytes, MADV_HUGEPAGE);  // advice only: failure just means small pages
+  }
+  Sum* get() const noexcept { return data.get(); }
+  void reset() noexcept { data.reset(); }
+};
+
+template <class Sum>
+struct flipped_instance {
+  std::vector<Sum> weights;        // |w_i|
+  std::vector<bool> flipped;       // w_i < 0
+  Sum target = 0;                  // t + sum of |negative weights|
+  std::size_t half = 0;            // items [0, half) form list A, [half, n) list B
+  // Zero-sum only: the empty original subset becomes "exactly the flipped items"; that one
+  // pair of sums must not be taken as an answer unless another subset has the same sums.
+  bool exclude_trivial = false;
+  std::uint64_t trivial_mask_a = 0, trivial_mask_b = 0;
+  Sum trivial_a = 0, trivial_b = 0;
+};
+
+// One independent stretch of a merge: L[i, i_end) with (L + w)[j, j_end) into out.
+template <class Sum>
+struct merge_lane {
+  std::size_t i, i_end, j, j_end;
+  Sum* out;
+};
+
+// Merges K lanes in lockstep. One merge is a chain of dependent steps (load, compare, move
+// the index, load again), so a core sits waiting on latency; K independent chains
+// interleaved keep it busy. Each step consumes one element of one input, so min(remaining)
+// steps run with no bounds checks; when a lane runs dry its tail is copied and it leaves.
+template <int K, class Sum>
+void merge_lanes(const Sum* in, Sum w, merge_lane<Sum>* lane) {
+  if constexpr (K > 0) {
+    for (;;) {
+      std::size_t steps = SIZE_MAX;
+      int dry = 0;
+      for (int k = 0; k < K; ++k) {
+        const std::size_t left = std::min(lane[k].i_end - lane[k].i, lane[k].j_end - lane[k].j);
+        if (left < steps) steps = left, dry = k;
+      }
+      if (steps == 0) {
+        merge_lane<Sum>& d = lane[dry];
+        while (d.i < d.i_end) *d.out++ = in[d.i++];
+        while (d.j < d.j_end) *d.out++ = in[d.j++] + w;
+        std::swap(lane[dry], lane[K - 1]);
+        merge_lanes<K - 1>(in, w, lane);
+        return;
+      }
+      // Local copies: stores through `out` could alias lane[] (both are 64-bit integers),
+      // which would pin the indices in memory; locals whose address never escapes stay in
+      // registers.
+      merge_lane<Sum> l[K];
+      for (int k = 0; k < K; ++k) l[k] = lane[k];
+      for (; steps; --steps) {
+        for (int k = 0; k < K; ++k) {  // unrolled: K is a constant
+          const Sum a = in[l[k].i], b = in[l[k].j] + w;
+          const bool take_b = b < a;  // ties take L first: the merge is stable
+          *l[k].out++ = take_b ? b : a;
+          l[k].i += !take_b;
+          l[k].j += take_b;
+        }
+      }
+      for (int k = 0; k < K; ++k) lane[k] = l[k];
+    }
+  }
+}
+
+constexpr int lanes_per_thread = 4;
+
+// Sorted sums of all subsets of w[0, count) that do not exceed `limit`, built level by
+// level: out = merge(L, L + w) with both inputs cut at `limit`. Two buffers alternate so
+// that the final level lands in `list`; the other one needs half the final size.
+template <class Sum>
+std::size_t generate_sums(const Sum* w, std::size_t count, Sum limit, Sum* list, Sum* scratch,
+                          unsigned threads, const solve_options& options, const char* stage) {
+  // Level `count - 1` must write into `list`: start in whichever buffer makes that so.
+  Sum* cur = (count % 2 == 0) ? list : scratch;
+  Sum* nxt = (count % 2 == 0) ? scratch : list;
+  cur[0] = 0;
+  std::size_t size = 1;
+  for (std::size_t item = 0; item < count; ++item) {
+    check_cancel(options);
+    const Sum wi = w[item];
+    const Sum* in = cur;
+    const std::size_t na = size;  // every element of L is <= limit already
+    const std::size_t nb =
+        wi > limit ? 0 : static_cast<std::size_t>(std::upper_bound(in, in + size, limit - wi) - in);
+    const std::size_t total = na + nb;
+    const auto b_at = [in, wi](std::size_t j) { return in[j] + wi; };
+    // Small levels are not worth waking the team for.
+    const unsigned team = total < (std::size_t{1} << 15) ? 1u : threads;
+    Sum* const out = nxt;
+#pragma omp parallel num_threads(team)
+    {
+      // Merge path: this thread's share of the output is split into lanes_per_thread lanes.
+      const std::size_t parts = static_cast<std::size_t>(omp_get_num_threads()) * lanes_per_thread;
+      const std::size_t first = static_cast<std::size_t>(omp_get_thread_num()) * lanes_per_thread;
+      merge_lane<Sum> lane[lanes_per_thread];
+      std::size_t d = total * first / parts;
+      std::size_t i = merge_path_split(in, na, b_at, nb, d);
+      for (int k = 0; k < lanes_per_thread; ++k) {
+        const std::size_t d_end = total * (first + std::size_t(k) + 1) / parts;
+        const std::size_t i_end = merge_path_split(in, na, b_at, nb, d_end);
+        lane[k] = {i, i_end, d - i, d_end - i_end, out + d};
+        d = d_end;
+        i = i_end;
+      }
+      merge_lanes<lanes_per_thread>(in, wi, lane);
+    }
+    std::swap(cur, nxt);
+    size = total;
+    report(options, stage, double(item + 1) / double(count));
+  }
+  return size;
+}
+
+// One block pair of the pruning stage: list A rows [a_lo, a_hi), list B rows [b_lo, b_hi).
+struct block_pair {
+  std::size_t a_lo, a_hi, b_lo, b_hi;
+};
+
+// Pruning (Li et al.; Wan et al. section 2): a pair (A_i, B_j) can hold a + b = t only if
+// min A_i + min B_j <= t <= max A_i + max B_j. For a fixed A block the surviving B blocks are
+// contiguous and move down as i grows: the staircase.
+template <class Sum>
+std::vector<block_pair> prune_block_pairs(const Sum* a, std::size_t na, const Sum* b, std::size_t nb,
+                                          Sum t, std::size_t k) {
+  k = std::max<std::size_t>(1, std::min({k, na, nb}));
+  const auto a_lo = [&](std::size_t i) { return na * i / k; };
+  const auto b_lo = [&](std::size_t j) { return nb * j / k; };
+  std::vector<block_pair> pairs;
+  for (std::size_t i = 0; i < k; ++i) {
+    const Sum a_min = a[a_lo(i)], a_max = a[a_lo(i + 1) - 1];
+    // First block j whose largest element reaches t - a_max; last whose smallest is <= t - a_min.
+    std::size_t first = 0, last = k;  // [first, last)
+    if (t >= a_max) {
+      const Sum need = t - a_max;
+      std::size_t lo = 0, hi = k;
+      while (lo < hi) {
+        const std::size_t mid = (lo + hi) / 2;
+        if (b[b_lo(mid + 1) - 1] < need) lo = mid + 1; else hi = mid;
+      }
+      first = lo;
+    }
+    if (t < a_min) break;  // later blocks start higher still
+    const Sum room = t - a_min;
+    {
+      std::size_t lo = 0, hi = k;
+      while (lo < hi) {
+        const std::size_t mid = (lo + hi) / 2;
+        if (b[b_lo(mid)] <= room) lo = mid + 1; else hi = mid;
+      }
+      last = lo;
+    }
+    for (std::size_t j = first; j < last; ++j) pairs.push_back({a_lo(i), a_lo(i + 1), b_lo(j), b_lo(j + 1)});
+  }
+  return pairs;
+}
+
+// What the search threads share: the lists, the target and the first match found.
+template <class Sum>
+struct search_state {
+  const Sum* a;
+  std::size_t na;
+  const Sum* b;
+  std::size_t nb;
+  Sum t;
+  const flipped_instance<Sum>& inst;
+  std::atomic<bool> stop{false}, found{false}, cancelled{false};
+  std::mutex lock{};
+  Sum found_a = 0, found_b = 0;
+
+  // The zero-sum trivial pair counts only if one of its sums has another subset behind it.
+  bool trivial_only(std::size_t ia, std::size_t jb) const {
+    if (!inst.exclude_trivial || a[ia] != inst.trivial_a || b[jb] != inst.trivial_b) return false;
+    const bool dup_a = (ia > 0 && a[ia - 1] == a[ia]) || (ia + 1 < na && a[ia + 1] == a[ia]);
+    const bool dup_b = (jb > 0 && b[jb - 1] == b[jb]) || (jb + 1 < nb && b[jb + 1] == b[jb]);
+    return !dup_a && !dup_b;
+  }
+  void record(std::size_t ia, std::size_t jb) {
+    std::lock_guard<std::mutex> guard(lock);
+    if (!found.load()) {
+      found_a = a[ia];
+      found_b = b[jb];
+      found.store(true);
+      stop.store(true);
+    }
+  }
+};
+
+// Horowitz-Sahni's walk over one block pair: A upwards from ia, B downwards from jb - 1.
+struct walk {
+  std::size_t ia, a_hi, jb, b_lo;  // jb is one past the B row under the pointer
+  std::size_t left() const { return std::min(a_hi - ia, jb - b_lo); }
+};
+
+// Walks K block pairs in lockstep, for the same reason merge_lanes interleaves merges: one
+// walk is a chain of dependent loads. A step with no match moves exactly one pointer, so
+// min(left) steps need no bounds checks; a match leaves its walk in place until the round
+// ends, and is then checked (and skipped when it is only the zero-sum trivial pair).
+template <int K, class Sum>
+void walk_lanes(search_state<Sum>& st, walk* lane, const std::atomic<bool>* cancel) {
+  if constexpr (K > 0) {
+    const Sum* a = st.a;
+    const Sum* b = st.b;
+    const Sum t = st.t;
+    for (;;) {
+      if (st.stop.load(std::memory_order_relaxed)) return;
+      if (cancel && cancel->load(std::memory_order_relaxed)) {
+        st.cancelled.store(true);
+        st.stop.store(true);
+        return;
+      }
+      std::size_t steps = 4096;  // rounds between looks at the shared flags
+      int dry = -1;
+      for (int k = 0; k < K; ++k) {
+        if (lane[k].left() < steps) steps = lane[k].left(), dry = k;
+      }
+      if (steps == 0) {
+        std::swap(lane[dry], lane[K - 1]);
+        walk_lanes<K - 1>(st, lane, cancel);
+        return;
+      }
+      bool hit = false;
+      walk l[K];  // locals stay in registers (see merge_lanes)
+      for (int k = 0; k < K; ++k) l[k] = lane[k];
+      for (; steps && !hit; --steps) {
+        for (int k = 0; k < K; ++k) {  // unrolled: K is a constant
+          const Sum s = a[l[k].ia] + b[l[k].jb - 1];
+          hit |= s == t;
+          l[k].ia += s < t;
+          l[k].jb -= t < s;
+        }
+      }
+      for (int k = 0; k < K; ++k) lane[k] = l[k];
+      if (hit) {
+        for (int k = 0; k < K; ++k) {
+          walk& w = lane[k];
+          if (w.left() == 0 || a[w.ia] + b[w.jb - 1] != t) continue;  // ran dry, or no match here
+          if (!st.trivial_only(w.ia, w.jb - 1)) {
+            st.record(w.ia, w.jb - 1);
+            return;
+          }
+          ++w.ia;  // the trivial pair's sums are unique: step past both
+          --w.jb;
+        }
+      }
+    }
+  }
+}
+
+// A subset mask of w[0, count) whose sum is `value` and which differs from `exclude` when
+// one is given: meet in the middle over the two quarters (2^(count/2) sums each).
+template <class Sum>
+std::optional<std::uint64_t> find_subset(const Sum* w, std::size_t count, Sum value,
+                                         std::optional<std::uint64_t> exclude) {
+  const std::size_t q1 = count / 2, q2 = count - q1;
+  struct entry {
+    Sum sum;
+    std::uint64_t mask;
+  };
+  auto enumerate = [&](const Sum* ws, std::size_t m) {
+    std::vector<entry> out(std::size_t{1} << m);
+    out[0] = {0, 0};
+    for (std::size_t bit = 0; bit < m; ++bit) {
+      const std::size_t half = std::size_t{1} << bit;
+      for (std::size_t s = 0; s < half; ++s) out[half + s] = {out[s].sum + ws[bit], out[s].mask | (std::uint64_t{1} << bit)};
+    }
+    return out;
+  };
+  std::vector<entry> low = enumerate(w, q1);
+  std::sort(low.begin(), low.end(), [](const entry& x, const entry& y) { return x.sum < y.sum; });
+  const std::vector<entry> high = enumerate(w + q1, q2);
+  for (const entry& h : high) {
+    if (h.sum > value) continue;
+    const Sum need = value - h.sum;
+    auto it = std::lower_bound(low.begin(), low.end(), need, [](const entry& x, Sum v) { return x.sum < v; });
+    for (; it != low.end() && it->sum == need; ++it) {
+      const std::uint64_t mask = it->mask | (h.mask << q1);
+      if (!exclude || mask != *exclude) return mask;
+    }
+  }
+  return std::nullopt;
+}
+
+template <class Sum>
+solution solve_flipped(const cpu& policy, const flipped_instance<Sum>& inst, const solve_options& options) {
+  const auto start = clock_type::now();
+  solution result;
+  result.algorithm = "two-list";
+  result.backend = "cpu";
+  result.threads = resolved_threads(policy);
+  const unsigned threads = result.threads;
+
+  const std::size_t n = inst.weights.size();
+  const std::size_t na_items = inst.half, nb_items = n - inst.half;
+  const std::size_t cap_a = std::size_t{1} << na_items, cap_b = std::size_t{1} << nb_items;
+  result.planned_bytes = static_cast<std::uint64_t>(two_list_planned_elements(n) * sizeof(Sum));
+
+  // Generation. Peak memory: list A, list B and one half-size scratch buffer.
+  auto t0 = clock_type::now();
+  huge_array<Sum> list_a(cap_a), list_b(cap_b);
+  std::size_t size_a, size_b;
+  {
+    huge_array<Sum> scratch(cap_b / 2);
+    size_a = generate_sums(inst.weights.data(), na_items, inst.target, list_a.get(), scratch.get(), threads,
+                           options, "generate A");
+    size_b = generate_sums(inst.weights.data() + na_items, nb_items, inst.target, list_b.get(), scratch.get(),
+                           threads, options, "generate B");
+  }
+  result.seconds.generate = seconds_since(t0);
+
+  // Pruning: enough blocks per thread that dynamic scheduling evens out the work.
+  t0 = clock_type::now();
+  const Sum* a = list_a.get();
+  const Sum* b = list_b.get();
+  const Sum t = inst.target;
+  const std::vector<block_pair> pairs = prune_block_pairs(a, size_a, b, size_b, t, std::size_t{64} * threads);
+  result.seconds.prune = seconds_since(t0);
+  report(options, "prune", 1.0);
+
+  // Search.
+  t0 = clock_type::now();
+  search_state<Sum> st{a, size_a, b, size_b, t, inst, {false}, {false}, {false}, {}, 0, 0};
+  const std::size_t groups = (pairs.size() + lanes_per_thread - 1) / lanes_per_thread;
+  std::atomic<std::size_t> groups_done{0};
+  // Short lists are walked faster than a team of threads wakes up.
+  const unsigned team = size_a + size_b < (std::size_t{1} << 15) ? 1u : threads;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(team)
+  for (std::size_t g = 0; g < groups; ++g) {
+    if (st.stop.load(std::memory_order_relaxed)) continue;
+    walk lane[lanes_per_thread];
+    for (std::size_t k = 0; k < lanes_per_thread; ++k) {
+      const std::size_t q = g * lanes_per_thread + k;
+      lane[k] = q < pairs.size() ? walk{pairs[q].a_lo, pairs[q].a_hi, pairs[q].b_hi, pairs[q].b_lo} : walk{0, 0, 0, 0};
+    }
+    walk_lanes<lanes_per_thread>(st, lane, options.cancel);
+    const std::size_t done = groups_done.fetch_add(1) + 1;
+    if (omp_get_thread_num() == 0) report(options, "search", double(done) / double(groups));
+  }
+  if (st.cancelled.load()) throw interrupted();
+  result.seconds.search = seconds_since(t0);
+  report(options, "search", 1.0);
+  const bool found = st.found.load();
+  const Sum found_a = st.found_a, found_b = st.found_b;
+
+  // Certificate: which subsets produced the two sums.
+  if (found) {
+    t0 = clock_type::now();
+    list_a.reset();
+    list_b.reset();
+    const Sum* wa = inst.weights.data();
+    const Sum* wb = inst.weights.data() + na_items;
+    std::optional<std::uint64_t> mask_a, mask_b;
+    if (inst.exclude_trivial && found_a == inst.trivial_a && found_b == inst.trivial_b) {
+      mask_a = find_subset(wa, na_items, found_a, inst.trivial_mask_a);
+      if (mask_a) {
+        mask_b = find_subset(wb, nb_items, found_b, std::nullopt);
+      } else {
+        mask_a = inst.trivial_mask_a;
+        mask_b = find_subset(wb, nb_items, found_b, inst.trivial_mask_b);
+      }
+    } else {
+      mask_a = find_subset(wa, na_items, found_a, std::nullopt);
+      mask_b = find_subset(wb, nb_items, found_b, std::nullopt);
+    }
+    if (!mask_a || !mask_b) throw std::logic_error("two-list: a found sum has no subset behind it");
+    for (std::size_t i = 0; i < n; ++i) {
+      const bool chosen = i < na_items ? ((*mask_a >> i) & 1u) : ((*mask_b >> (i - na_items)) & 1u);
+      if (chosen != inst.flipped[i]) result.subset.push_back(i);
+    }
+    result.feasible = true;
+    result.seconds.recover = seconds_since(t0);
+    report(options, "recover", 1.0);
+  }
+  result.seconds.total = seconds_since(start);
+  return result;
+}
+
+template <class Sum>
+flipped_instance<Sum> flip(const problem& p, int128 target) {
+  flipped_instance<Sum> inst;
+  const std::size_t n = p.weights.size();
+  inst.half = n / 2;
+  inst.weights.resize(n);
+  inst.flipped.resize(n);
+  int128 shifted = target;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t w = p.weights[i];
+    inst.flipped[i] = w < 0;
+    // |INT64_MIN| does not fit in int64, so take the magnitude in 128 bits.
+    const int128 mag = w < 0 ? -int128(w) : int128(w);
+    inst.weights[i] = static_cast<Sum>(mag);
+    if (w < 0) {
+      shifted += mag;
+      const bool in_a = i < inst.half;
+      (in_a ? inst.trivial_a : inst.trivial_b) += static_cast<Sum>(mag);
+      (in_a ? inst.trivial_mask_a : inst.trivial_mask_b) |= std::uint64_t{1} << (in_a ? i : i - inst.half);
+    }
+  }
+  inst.target = static_cast<Sum>(shifted);
+  inst.exclude_trivial = p.zero_sum();
+  return inst;
+}
+
+}  // namespace
+
+double two_list_planned_elements(std::size_t n) {
+  const std::size_t na = n / 2, nb = n - na;
+  // List A, list B, and the scratch buffer of half of B's size used while generating.
+  return std::ldexp(1.0, int(na)) + 1.5 * std::ldexp(1.0, int(nb));
+}
+
+solution solve_two_list(const cpu& policy, const problem& p, const solve_options& options) {
+  const auto start = clock_type::now();
+  const std::size_t n = p.weights.size();
+  const int128 target = p.target.value_or(0);
+
+  // Quick answers that need no lists: the flipped target must lie in [0, sum |w|].
+  uint128 total_abs = 0;
+  int128 negatives = 0;
+  for (std::int64_t w : p.weights) {
+    const int128 mag = w < 0 ? -int128(w) : int128(w);
+    total_abs += static_cast<uint128>(mag);
+    if (w < 0) negatives += mag;
+  }
+  const int128 shifted = target + negatives;
+  const bool out_of_range = shifted < 0 || static_cast<uint128>(shifted) > total_abs;
+  // Keep the two-list in its range: masks of a half fit in 64 bits, the plan in memory.
+  const bool wide = total_abs > uint128(UINT64_MAX);
+  const double elements = two_list_planned_elements(n);
+  const double bytes = elements * double(wide ? sizeof(uint128) : sizeof(std::uint64_t));
+  if (out_of_range) {
+    solution result;
+    result.algorithm = "two-list";
+    result.backend = "cpu";
+    result.threads = resolved_threads(policy);
+    result.seconds.total = std::chrono::duration<double>(clock_type::now() - start).count();
+    return result;
+  }
+  const double available =
+      options.memory_limit ? double(options.memory_limit) : 0.95 * double(available_host_memory());
+  if (n > 120 || bytes > available) {
+    throw insufficient_memory("the two-list algorithm needs " + std::to_string(std::llround(bytes / 1048576.0)) +
+                                  " MiB for n = " + std::to_string(n) + " but " +
+                                  std::to_string(std::llround(available / 1048576.0)) + " MiB are available",
+                              bytes, available);
+  }
+  solution result = wide ? solve_flipped(policy, flip<uint128>(p, target), options)
+                         : solve_flipped(policy, flip<std::uint64_t>(p, target), options);
+  result.seconds.total = seconds_since(start);
+  return result;
+}
+
+}  // namespace ssum::detail

@@ -1,0 +1,259 @@
+// The host solver against brute force, the sequential reference and known-answer classes.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "reference/sequential_two_list.hpp"
+#include "ssum/ssum.hpp"
+
+namespace {
+
+using ssum::int128;
+
+// Number of subsets summing to the target (zero-sum: non-empty subsets summing to 0), by
+// walking all 2^n subsets in Gray-code order so each step changes one item.
+std::uint64_t brute_force_count(const ssum::problem& p) {
+  const std::size_t n = p.weights.size();
+  const int128 t = p.target.value_or(0);
+  int128 sum = 0;
+  std::uint64_t count = (sum == t) ? 1 : 0;
+  std::uint64_t gray = 0;
+  for (std::uint64_t k = 1; k < (std::uint64_t{1} << n); ++k) {
+    const unsigned bit = static_cast<unsigned>(__builtin_ctzll(k));
+    gray ^= std::uint64_t{1} << bit;
+    sum += (gray >> bit & 1) ? int128(p.weights[bit]) : -int128(p.weights[bit]);
+    if (sum == t) ++count;
+  }
+  if (p.zero_sum()) --count;  // the empty subset does not count
+  return count;
+}
+
+void expect_solution(const ssum::problem& p, const ssum::solution& s, bool expected, const std::string& what) {
+  ASSERT_EQ(s.feasible, expected) << what;
+  if (s.feasible) {
+    EXPECT_TRUE(ssum::is_certificate(p, s.subset)) << what;
+  } else {
+    EXPECT_TRUE(s.subset.empty()) << what;
+  }
+}
+
+std::string describe(const ssum::problem& p) {
+  std::string s = "weights:";
+  for (auto w : p.weights) s += " " + std::to_string(w);
+  s += p.target ? " target " + ssum::to_string(*p.target) : " zero-sum";
+  return s;
+}
+
+std::int64_t uniform(std::mt19937_64& rng, std::int64_t lo, std::int64_t hi) {
+  return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+}
+
+// Thousands of small instances in several regimes: tiny weights (many equal sums, many
+// zero-sum answers), signed and unsigned wide weights, targets hit and missed.
+TEST(SolveCpu, MatchesBruteForceOnRandomSmallInstances) {
+  std::mt19937_64 rng(20261129);
+  int feasible_seen = 0, infeasible_seen = 0;
+  for (int trial = 0; trial < 4000; ++trial) {
+    ssum::problem p;
+    const std::size_t n = static_cast<std::size_t>(trial % 97 == 0 ? uniform(rng, 17, 20) : uniform(rng, 0, 14));
+    const int regime = trial % 5;
+    const std::int64_t range = regime == 0 ? 6 : regime == 1 ? 1000 : regime == 2 ? (std::int64_t{1} << 40) : INT64_MAX / 32;
+    const bool signed_weights = regime != 3;
+    for (std::size_t i = 0; i < n; ++i) p.weights.push_back(uniform(rng, signed_weights ? -range : 0, range));
+    const int kind = static_cast<int>(uniform(rng, 0, 3));
+    if (kind == 0) {
+      int128 t = 0;  // a subset's sum: feasible
+      for (auto w : p.weights) if (rng() & 1) t += w;
+      p.target = t;
+    } else if (kind == 1) {
+      p.target = uniform(rng, -3 * range, 3 * range);
+    } else if (kind == 2) {
+      p.target = std::nullopt;
+    } else {
+      p.target = 0;
+    }
+    const bool expected = brute_force_count(p) > 0;
+    (expected ? feasible_seen : infeasible_seen)++;
+    const auto s = ssum::solve(ssum::cpu{static_cast<unsigned>(1 + trial % 3)}, p);
+    expect_solution(p, s, expected, describe(p));
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  // The mix must exercise both answers a meaningful number of times.
+  EXPECT_GT(feasible_seen, 1000);
+  EXPECT_GT(infeasible_seen, 500);
+}
+
+// Weights whose total does not fit in 64 bits take the 128-bit list path.
+TEST(SolveCpu, WideWeightsUseExactSums) {
+  std::mt19937_64 rng(7);
+  for (int trial = 0; trial < 300; ++trial) {
+    ssum::problem p;
+    const std::size_t n = static_cast<std::size_t>(uniform(rng, 3, 14));
+    for (std::size_t i = 0; i < n; ++i) {
+      const int pick = static_cast<int>(uniform(rng, 0, 3));
+      p.weights.push_back(pick == 0 ? INT64_MIN : pick == 1 ? INT64_MAX : uniform(rng, INT64_MIN / 2, INT64_MAX));
+    }
+    if (trial % 3 == 0) {
+      p.target = std::nullopt;
+    } else {
+      int128 t = 0;
+      for (auto w : p.weights) if (rng() & 1) t += w;
+      p.target = t + (trial % 3 == 1 ? 0 : 1);
+    }
+    expect_solution(p, ssum::solve(ssum::cpu{2}, p), brute_force_count(p) > 0, describe(p));
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+// Beyond brute force: the independent sequential reference decides n = 21..36.
+TEST(SolveCpu, MatchesSequentialReferenceUpTo36) {
+  std::mt19937_64 rng(36);
+  for (std::size_t n = 21; n <= 36; ++n) {
+    for (int trial = 0; trial < 3; ++trial) {
+      ssum::problem p;
+      const int bits = trial == 0 ? 12 : trial == 1 ? 30 : 50;
+      const bool signed_weights = (n + trial) % 2 == 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::int64_t m = uniform(rng, 1, (std::int64_t{1} << bits) - 1);
+        p.weights.push_back(signed_weights && (rng() & 1) ? -m : m);
+      }
+      if (trial == 2 && signed_weights) {
+        p.target = std::nullopt;
+      } else {
+        int128 sum = 0;
+        for (auto w : p.weights) sum += w;
+        p.target = sum / 2 + (trial == 1 ? 1 : 0);
+      }
+      std::optional<int128> t = p.target;
+      const bool expected = ssum_reference::feasible<int128>(p.weights, t);
+      expect_solution(p, ssum::solve(ssum::cpu{2}, p), expected, "n=" + std::to_string(n) + " " + describe(p));
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+TEST(SolveCpu, EdgeCases) {
+  struct edge {
+    std::vector<std::int64_t> w;
+    std::optional<int128> t;
+    bool feasible;
+    const char* what;
+  };
+  const std::vector<edge> cases = {
+      {{}, 0, true, "n = 0, target 0: the empty subset"},
+      {{}, 1, false, "n = 0, target 1"},
+      {{}, std::nullopt, false, "n = 0, zero-sum: nothing non-empty"},
+      {{0}, std::nullopt, true, "a single zero weight is a non-empty zero-sum subset"},
+      {{5}, std::nullopt, false, "n = 1, zero-sum, weight 5"},
+      {{5}, 5, true, "n = 1 hit"},
+      {{5}, 4, false, "n = 1 miss"},
+      {{-5}, -5, true, "n = 1 negative hit"},
+      {{3, 9}, 0, true, "explicit target 0 accepts the empty subset"},
+      {{3, 9}, std::nullopt, false, "zero-sum refuses the empty subset"},
+      {{3, -3}, std::nullopt, true, "opposite pair"},
+      {{7, 7, 7, 7}, 14, true, "duplicates"},
+      {{7, 7, 7, 7}, 15, false, "duplicates miss"},
+      {{1, 2, 4}, -1, false, "target below the least reachable sum"},
+      {{1, 2, 4}, 8, false, "target above the greatest reachable sum"},
+      {{1, 2, 4}, 7, true, "target equal to the greatest reachable sum"},
+      {{-4, -2, -1}, -7, true, "all negative, least sum"},
+      {{INT64_MIN, INT64_MIN, INT64_MAX, INT64_MAX}, std::nullopt, false, "extremes: no zero-sum"},
+      {{INT64_MIN, INT64_MAX, 1}, std::nullopt, true, "extremes: INT64_MIN + INT64_MAX + 1 = 0"},
+      {{INT64_MAX, INT64_MAX, INT64_MAX}, int128(INT64_MAX) * 3, true, "sum beyond 64 bits"},
+      {{INT64_MAX, INT64_MAX, INT64_MAX}, int128(INT64_MAX) * 3 + 1, false, "just beyond"},
+  };
+  for (const edge& e : cases) {
+    ssum::problem p{e.w, e.t};
+    ASSERT_EQ(brute_force_count(p) > 0, e.feasible) << "bad expectation: " << e.what;
+    expect_solution(p, ssum::solve(ssum::cpu{2}, p), e.feasible, e.what);
+  }
+}
+
+TEST(SolveCpu, ThreadCountsAgree) {
+  const ssum::problem p = ssum::generate("random", 30, 20, 5);
+  const bool expected = ssum_reference::feasible<int128>(p.weights, p.target);
+  for (unsigned threads : {1u, 2u, 3u, 7u}) {
+    const auto s = ssum::solve(ssum::cpu{threads}, p);
+    EXPECT_EQ(s.threads, threads);
+    expect_solution(p, s, expected, "threads " + std::to_string(threads));
+  }
+}
+
+TEST(SolveCpu, KnownAnswerClasses) {
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    for (std::size_t n : {20u, 29u, 34u}) {
+      for (const char* cls : {"evenodd", "somatoth", "avis"}) {
+        const auto p = ssum::generate(cls, n, std::nullopt, seed);
+        EXPECT_FALSE(ssum::solve(ssum::cpu{}, p).feasible) << cls << " n=" << n;
+      }
+      for (const char* cls : {"planted", "zero-sum"}) {
+        const auto p = ssum::generate(cls, n, std::nullopt, seed);
+        expect_solution(p, ssum::solve(ssum::cpu{}, p), true, std::string(cls) + " n=" + std::to_string(n));
+      }
+    }
+  }
+}
+
+TEST(SolveCpu, CancellationStopsTheSolve) {
+  const ssum::problem p = ssum::generate("random", 32, std::nullopt, 3);
+  std::atomic<bool> cancel{true};
+  ssum::solve_options options;
+  options.cancel = &cancel;
+  EXPECT_THROW(ssum::solve(ssum::cpu{2}, p, options), ssum::interrupted);
+}
+
+TEST(SolveCpu, RefusesPlansThatDoNotFitBeforeAllocating) {
+  const ssum::problem p = ssum::generate("random", 40, std::nullopt, 3);
+  ssum::solve_options options;
+  options.memory_limit = 1 << 20;
+  try {
+    ssum::solve(ssum::cpu{2}, p, options);
+    FAIL() << "expected insufficient_memory";
+  } catch (const ssum::insufficient_memory& e) {
+    EXPECT_DOUBLE_EQ(e.bytes_needed(), ssum::two_list_planned_bytes(p));
+    EXPECT_DOUBLE_EQ(e.bytes_available(), double(1 << 20));
+    EXPECT_NE(std::string(e.what()).find("MiB"), std::string::npos);
+  }
+  // Far beyond any machine: refused, never attempted.
+  ssum::problem huge = ssum::generate("random", 100, std::nullopt, 3);
+  EXPECT_THROW(ssum::solve(ssum::cpu{2}, huge), ssum::insufficient_memory);
+}
+
+TEST(SolveCpu, PlannedBytesFollowTheListSizes) {
+  const ssum::problem p = ssum::generate("random", 48, std::nullopt, 1);
+  // List A (2^24), list B (2^24) and half of B as merge buffer, 8 bytes each.
+  EXPECT_DOUBLE_EQ(ssum::two_list_planned_bytes(p), (std::ldexp(1.0, 24) * 2.5) * 8);
+  ssum::problem wide{{INT64_MAX, INT64_MAX, INT64_MAX}, 0};
+  EXPECT_DOUBLE_EQ(ssum::two_list_planned_bytes(wide), (2 + 1.5 * 4) * 16.0);
+}
+
+TEST(SolveCpu, ReportsProgressThroughTheStages) {
+  const ssum::problem p = ssum::generate("random", 26, std::nullopt, 9);
+  std::set<std::string> stages;
+  double last_generate_b = 0;
+  ssum::solve_options options;
+  options.on_progress = [&](const ssum::progress& pr) {
+    stages.insert(pr.stage);
+    EXPECT_GE(pr.fraction, 0.0);
+    EXPECT_LE(pr.fraction, 1.0);
+    if (pr.stage == "generate B") last_generate_b = pr.fraction;
+  };
+  ssum::solve(ssum::cpu{2}, p, options);
+  EXPECT_TRUE(stages.count("generate A") && stages.count("generate B") && stages.count("prune") &&
+              stages.count("search"));
+  EXPECT_DOUBLE_EQ(last_generate_b, 1.0);
+}
+
+TEST(SolveCpu, UnavailableBackendIsReportedNotFaked) {
+  const ssum::problem p{{1, 2, 3}, 3};
+  EXPECT_THROW(ssum::solve(ssum::backend::cuda, 1, p), ssum::backend_unavailable);
+  EXPECT_TRUE(ssum::solve(ssum::backend::automatic, 1, p).feasible);
+}
+
+}  // namespace
