@@ -1,0 +1,234 @@
+// Runs the built `ssum` binary as a user would and checks exit status, stdout and stderr.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "ssum/ssum.hpp"
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct run_result {
+  int code = -1;
+  std::string out, err;
+};
+
+fs::path scratch_dir() {
+  static const fs::path dir = [] {
+    fs::path d = fs::temp_directory_path() / ("ssum_cli_tests_" + std::to_string(getpid()));
+    fs::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
+
+std::string read_all(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+fs::path write_file(const std::string& name, const std::string& text) {
+  const fs::path path = scratch_dir() / name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+// `args` is passed through the shell; `input` becomes standard input.
+run_result run(const std::string& args, const std::string& input = "") {
+  const fs::path in = write_file("stdin.txt", input), out = scratch_dir() / "stdout.txt",
+                 err = scratch_dir() / "stderr.txt";
+  const std::string cmd = std::string(SSUM_BINARY) + " " + args + " <" + in.string() + " >" + out.string() +
+                          " 2>" + err.string();
+  const int status = std::system(cmd.c_str());
+  run_result r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = read_all(out);
+  r.err = read_all(err);
+  return r;
+}
+
+std::size_t count_lines(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
+
+const std::string example = std::string(SSUM_SOURCE_DIR) + "/examples/planted-24.txt";
+
+TEST(Cli, SolvesTheBundledExample) {
+  const auto r = run("solve " + example);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("feasible:"), std::string::npos);
+  EXPECT_NE(r.out.find("verified"), std::string::npos);
+}
+
+TEST(Cli, JsonOutputFollowsTheContractAndVerifies) {
+  const auto r = run("solve --json " + example);
+  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(count_lines(r.out), 1u);
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j.at("feasible").get<bool>());
+  EXPECT_EQ(j.at("algorithm"), "two-list");
+  EXPECT_EQ(j.at("backend"), "cpu");
+  EXPECT_FALSE(j.at("zero_sum").get<bool>());
+  for (const char* stage : {"generate", "prune", "search", "recover", "total", "wall"}) {
+    EXPECT_TRUE(j.at("seconds").at(stage).is_number()) << stage;
+  }
+  EXPECT_GT(j.at("memory").at("peak_rss_bytes").get<std::uint64_t>(), 0u);
+  // The printed subset is a certificate for the file's instance.
+  const ssum::problem p = ssum::read_problem(example);
+  EXPECT_EQ(j.at("n").get<std::size_t>(), p.weights.size());
+  EXPECT_EQ(j.at("target").get<std::int64_t>(), static_cast<std::int64_t>(*p.target));
+  EXPECT_TRUE(ssum::is_certificate(p, j.at("subset").get<std::vector<std::size_t>>()));
+}
+
+TEST(Cli, InfeasibleExitsOne) {
+  const auto r = run("solve --json -", "target: 1000\n2 4 6 8\n");
+  EXPECT_EQ(r.code, 1) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_FALSE(j.at("feasible").get<bool>());
+  EXPECT_FALSE(j.contains("subset"));
+}
+
+TEST(Cli, ZeroSumWhenNoTargetAndTargetOverride) {
+  auto r = run("solve --json", "3 -1 -2 10\n");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j.at("zero_sum").get<bool>());
+  EXPECT_TRUE(j.at("target").is_null());
+  EXPECT_EQ(j.at("subset"), nlohmann::json({0, 1, 2}));
+  r = run("solve --json --target 13", "target: 5\n3 -1 -2 10\n");
+  ASSERT_EQ(r.code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("target"), 13);
+  EXPECT_TRUE(ssum::is_certificate(ssum::problem{{3, -1, -2, 10}, 13}, j.at("subset").get<std::vector<std::size_t>>()));
+}
+
+TEST(Cli, JsonInputAndWideTarget) {
+  const auto r = run("solve --json", R"({"weights": [9223372036854775807, 9223372036854775807, 5], "target": "18446744073709551619"})");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("target"), "18446744073709551619");
+  EXPECT_EQ(j.at("subset"), nlohmann::json({0, 1, 2}));
+}
+
+// Every bad input: exit 2 and one line on stderr naming the problem (and its line).
+TEST(Cli, BadInputIsOneClearLineAndExitTwo) {
+  struct bad {
+    std::string input, fragment;
+  };
+  const bad cases[] = {
+      {"1 2 x3\n", "line 1"},
+      {"# c\n1 2\n3 abc\n", "line 3"},
+      {"1 99999999999999999999\n", "int64"},
+      {"", "empty"},
+      {"# only a comment\n", "empty"},
+      {"{\"weights\": [1, 2,}", "line 1"},
+      {"{\"weights\": [1.5]}", ""},
+      {"target: 3\ntarget: 4\n1 2\n", "line 2"},
+      {"target:\n1 2\n", "line 1"},
+      {"1 2.5 3\n", "line 1"},
+  };
+  for (const bad& b : cases) {
+    const auto r = run("solve -", b.input);
+    EXPECT_EQ(r.code, 2) << "input: " << b.input << "\nstderr: " << r.err;
+    EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+    EXPECT_EQ(r.err.rfind("ssum: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find(b.fragment), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+}
+
+TEST(Cli, BadUsageExitsTwo) {
+  for (const char* args : {"", "frobnicate", "solve --threads 0 -", "solve --backend gpu -", "solve --algorithm magic -",
+                           "solve --target 1.5 -", "solve /nonexistent/file.txt", "gen nosuchclass -n 5", "gen random",
+                           "gen random -n 10 --bits 99", "gen todd -n 200"}) {
+    const auto r = run(args, "1 2 3\n");
+    EXPECT_EQ(r.code, 2) << args << "\nstderr: " << r.err;
+    EXPECT_EQ(count_lines(r.err), 1u) << args << "\nstderr: " << r.err;
+  }
+  EXPECT_EQ(run("--help").code, 0);
+  EXPECT_EQ(run("solve --help").code, 0);
+  EXPECT_EQ(run("--version").code, 0);
+}
+
+TEST(Cli, TooLargeForMemoryExitsThreeWithTheBytes) {
+  const auto instance = run("gen random -n 72 --seed 2");
+  ASSERT_EQ(instance.code, 0);
+  const auto r = run("solve -", instance.out);
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("MiB"), std::string::npos) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1u);
+}
+
+TEST(Cli, UnavailableBackendExitsThree) {
+  const auto r = run("solve --backend cuda -", "target: 3\n1 2\n");
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1u);
+}
+
+TEST(Cli, GenIsDeterministicAndPlantedIsSolvable) {
+  const auto a = run("gen planted -n 30 --seed 11"), b = run("gen planted -n 30 --seed 11"),
+             c = run("gen planted -n 30 --seed 12");
+  ASSERT_EQ(a.code, 0);
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_NE(a.out, c.out);
+  EXPECT_EQ(run("solve -", a.out).code, 0);
+  const auto z = run("gen zero-sum -n 24 --seed 3");
+  EXPECT_EQ(z.out.find("target"), std::string::npos);
+  EXPECT_EQ(run("solve", z.out).code, 0);
+  EXPECT_EQ(run("solve", run("gen evenodd -n 24").out).code, 1);
+}
+
+TEST(Cli, ProgressGoesToStderrOnRequest) {
+  const auto r = run("solve --progress " + example);
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.err.find("generate A"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("search"), std::string::npos) << r.err;
+}
+
+// Ctrl-C during a long solve: exit 130 and one line, no answer printed.
+TEST(Cli, InterruptExits130) {
+  const auto instance = run("gen random -n 52 --seed 4");
+  const fs::path in = write_file("big.txt", instance.out);
+  const std::string out = (scratch_dir() / "int_out.txt").string(), err = (scratch_dir() / "int_err.txt").string();
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::string binary = SSUM_BINARY, solve = "solve", file = in.string();
+  char* argv[] = {binary.data(), solve.data(), file.data(), nullptr};
+  pid_t pid = 0;
+  ASSERT_EQ(posix_spawn(&pid, SSUM_BINARY, &actions, nullptr, argv, environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 130) << read_all(err);
+  EXPECT_EQ(read_all(err), "ssum: interrupted\n");
+  EXPECT_TRUE(read_all(out).empty());
+}
+
+TEST(Cli, InfoNamesTheBuild) {
+  const auto r = run("info");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("CUDA backend"), std::string::npos);
+  EXPECT_NE(r.out.find("host threads"), std::string::npos);
+}
+
+}  // namespace
