@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstdint>
 #include <iostream>
 #include <new>
@@ -102,8 +103,10 @@ int run_solve(const solve_args& args) {
     } else {
       std::cout << "infeasible: no subset of the " << p.weights.size() << " items sums to " << goal << '\n';
     }
-    std::cout << "verified; " << s.algorithm << " on " << s.backend << " (" << s.threads << " threads) in "
-              << s.seconds.total << " s\n";
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.3g", s.seconds.total);
+    std::cout << s.algorithm << " on " << s.backend << " (" << s.threads << " threads) in " << seconds << " s; "
+              << (s.feasible ? "the subset was re-verified" : "the search was exhaustive") << '\n';
   }
   return s.feasible ? found : none;
 }

@@ -40,10 +40,6 @@ double seconds_since(clock_type::time_point start) {
   return std::chrono::duration<double>(clock_type::now() - start).count();
 }
 
-void check_cancel(const solve_options& options) {
-  if (options.cancel && options.cancel->load(std::memory_order_relaxed)) throw interrupted();
-}
-
 void report(const solve_options& options, const char* stage, double fraction) {
   if (options.on_progress) options.on_progress(progress{stage, fraction});
 }
@@ -135,16 +131,23 @@ constexpr int lanes_per_thread = 4;
 // Sorted sums of all subsets of w[0, count) that do not exceed `limit`, built level by
 // level: out = merge(L, L + w) with both inputs cut at `limit`. Two buffers alternate so
 // that the final level lands in `list`; the other one needs half the final size.
+// Called by every thread of the caller's parallel region: one region for all levels, with
+// a barrier between levels, because waking a sleeping team for each level costs
+// milliseconds on a virtual machine, more than a level's merge. Returns the same size to
+// every thread, or 0 to all once `cancelled` is raised.
 template <class Sum>
 std::size_t generate_sums(const Sum* w, std::size_t count, Sum limit, Sum* list, Sum* scratch,
-                          unsigned threads, const solve_options& options, const char* stage) {
+                          const solve_options& options, const char* stage, std::atomic<bool>& cancelled) {
   // Level `count - 1` must write into `list`: start in whichever buffer makes that so.
   Sum* cur = (count % 2 == 0) ? list : scratch;
   Sum* nxt = (count % 2 == 0) ? scratch : list;
-  cur[0] = 0;
+  const std::size_t me = static_cast<std::size_t>(omp_get_thread_num());
+  const std::size_t threads = static_cast<std::size_t>(omp_get_num_threads());
+  if (cancelled.load()) return 0;  // raised in an earlier call: every thread sees it
+  if (me == 0) cur[0] = 0;
   std::size_t size = 1;
   for (std::size_t item = 0; item < count; ++item) {
-    check_cancel(options);
+#pragma omp barrier
     const Sum wi = w[item];
     const Sum* in = cur;
     const std::size_t na = size;  // every element of L is <= limit already
@@ -152,21 +155,19 @@ std::size_t generate_sums(const Sum* w, std::size_t count, Sum limit, Sum* list,
         wi > limit ? 0 : static_cast<std::size_t>(std::upper_bound(in, in + size, limit - wi) - in);
     const std::size_t total = na + nb;
     const auto b_at = [in, wi](std::size_t j) { return in[j] + wi; };
-    // Small levels are not worth waking the team for.
-    const unsigned team = total < (std::size_t{1} << 15) ? 1u : threads;
-    Sum* const out = nxt;
-#pragma omp parallel num_threads(team)
-    {
+    // Small levels are merged by one thread: splitting them costs more than it saves.
+    const std::size_t team = total < (std::size_t{1} << 15) ? 1 : threads;
+    if (me < team) {
       // Merge path: this thread's share of the output is split into lanes_per_thread lanes.
-      const std::size_t parts = static_cast<std::size_t>(omp_get_num_threads()) * lanes_per_thread;
-      const std::size_t first = static_cast<std::size_t>(omp_get_thread_num()) * lanes_per_thread;
+      const std::size_t parts = team * lanes_per_thread;
+      const std::size_t first = me * lanes_per_thread;
       merge_lane<Sum> lane[lanes_per_thread];
       std::size_t d = total * first / parts;
       std::size_t i = merge_path_split(in, na, b_at, nb, d);
-      for (int k = 0; k < lanes_per_thread; ++k) {
-        const std::size_t d_end = total * (first + std::size_t(k) + 1) / parts;
+      for (std::size_t k = 0; k < lanes_per_thread; ++k) {
+        const std::size_t d_end = total * (first + k + 1) / parts;
         const std::size_t i_end = merge_path_split(in, na, b_at, nb, d_end);
-        lane[k] = {i, i_end, d - i, d_end - i_end, out + d};
+        lane[k] = {i, i_end, d - i, d_end - i_end, nxt + d};
         d = d_end;
         i = i_end;
       }
@@ -174,7 +175,14 @@ std::size_t generate_sums(const Sum* w, std::size_t count, Sum limit, Sum* list,
     }
     std::swap(cur, nxt);
     size = total;
-    report(options, stage, double(item + 1) / double(count));
+    // One thread reports and looks at the cancel flag; the barrier ending `single` makes
+    // every merge of this level finished and the decision visible to all.
+#pragma omp single
+    {
+      report(options, stage, double(item + 1) / double(count));
+      if (options.cancel && options.cancel->load(std::memory_order_relaxed)) cancelled.store(true);
+    }
+    if (cancelled.load()) return 0;
   }
   return size;
 }
@@ -365,13 +373,20 @@ solution solve_flipped(const cpu& policy, const flipped_instance<Sum>& inst, con
   // Generation. Peak memory: list A, list B and one half-size scratch buffer.
   auto t0 = clock_type::now();
   huge_array<Sum> list_a(cap_a), list_b(cap_b);
-  std::size_t size_a, size_b;
+  std::size_t size_a = 0, size_b = 0;
   {
     huge_array<Sum> scratch(cap_b / 2);
-    size_a = generate_sums(inst.weights.data(), na_items, inst.target, list_a.get(), scratch.get(), threads,
-                           options, "generate A");
-    size_b = generate_sums(inst.weights.data() + na_items, nb_items, inst.target, list_b.get(), scratch.get(),
-                           threads, options, "generate B");
+    std::atomic<bool> cancelled{false};
+    // Lists below 2^16 sums are generated faster by one thread than a team can synchronise.
+#pragma omp parallel num_threads(cap_b < (std::size_t{1} << 16) ? 1u : threads)
+    {
+      const std::size_t sa = generate_sums(inst.weights.data(), na_items, inst.target, list_a.get(), scratch.get(),
+                                           options, "generate A", cancelled);
+      const std::size_t sb = generate_sums(inst.weights.data() + na_items, nb_items, inst.target, list_b.get(),
+                                           scratch.get(), options, "generate B", cancelled);
+      if (omp_get_thread_num() == 0) size_a = sa, size_b = sb;
+    }
+    if (cancelled.load()) throw interrupted();
   }
   result.seconds.generate = seconds_since(t0);
 

@@ -1,7 +1,8 @@
 #pragma once
 // The plain sequential Horowitz-Sahni two-list algorithm: the independent reference the
 // tests check the solver against, and the peer its benchmark races. Deliberately simple:
-// signed sums (no flip), one thread, an ordinary merge, the textbook two-pointer walk.
+// signed sums (no flip), one thread, one merge per item, the textbook two-pointer walk;
+// its inner loops are branch-free so that the benchmark's peer is a competent one.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -17,9 +18,13 @@ std::vector<Sum> subset_sums(const std::int64_t* w, std::size_t count) {
     const Sum add = w[k];
     next.resize(list.size() * 2);
     std::size_t i = 0, j = 0, o = 0;
+    // Branch-free select: a fair peer, not a strawman (a branchy merge mispredicts ~half).
     while (i < list.size() && j < list.size()) {
-      if (list[j] + add < list[i]) next[o++] = list[j++] + add;
-      else next[o++] = list[i++];
+      const Sum x = list[i], y = list[j] + add;
+      const bool take_y = y < x;
+      next[o++] = take_y ? y : x;
+      i += !take_y;
+      j += take_y;
     }
     while (i < list.size()) next[o++] = list[i++];
     while (j < list.size()) next[o++] = list[j++] + add;
@@ -56,8 +61,8 @@ bool has_pair(const std::vector<Sum>& a, const std::vector<Sum>& b, Sum t) {
   while (i < a.size() && j > 0) {
     const Sum s = a[i] + b[j - 1];
     if (s == t) return true;
-    if (s < t) ++i;
-    else --j;
+    i += s < t;
+    j -= t < s;
   }
   return false;
 }
