@@ -1,13 +1,14 @@
 // Reading and writing instances: the text format and the JSON format (see problem.hpp).
 #include <algorithm>
-#include <charconv>
 #include <cerrno>
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <iterator>
 #include <memory>
-#include <string>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <system_error>
 #include <type_traits>
@@ -232,7 +233,7 @@ class json_reader final : public nlohmann::json_sax<nlohmann::json> {
   bool boolean(bool val) override { return value(val ? "'true'" : "'false'", nullptr); }
 
   bool number_integer(number_integer_t val) override {
-    return number(std::to_string(val), [&] {
+    return number([&] { return std::to_string(val); }, [&] {
       if (state_ == state::weights) {
         p_.weights.push_back(val);
       } else {
@@ -243,12 +244,13 @@ class json_reader final : public nlohmann::json_sax<nlohmann::json> {
 
   bool number_unsigned(number_unsigned_t val) override {
     // nlohmann reads every non-negative integer as unsigned; above INT64_MAX is not a weight.
-    const std::string token = std::to_string(val);
-    return number(token, [&] {
-      if (state_ == state::weights) {
-        p_.weights.push_back(parse_weight(token, current_line(), index_note()));
-      } else {
+    return number([&] { return std::to_string(val); }, [&] {
+      if (state_ != state::weights) {
         p_.target = int128(val);
+      } else if (val <= number_unsigned_t(INT64_MAX)) {
+        p_.weights.push_back(std::int64_t(val));
+      } else {
+        parse_weight(std::to_string(val), current_line(), index_note());  // throws: > INT64_MAX
       }
     });
   }
@@ -320,7 +322,7 @@ class json_reader final : public nlohmann::json_sax<nlohmann::json> {
 
   // A number with its text: integers are exact even beyond 64 bits, anything else is an error.
   bool raw_number(const std::string& s) {
-    return number(s, [&] {
+    return number([&] { return s; }, [&] {
       if (state_ == state::weights) {
         p_.weights.push_back(parse_weight(s, current_line(), index_note()));
       } else {
@@ -330,13 +332,14 @@ class json_reader final : public nlohmann::json_sax<nlohmann::json> {
   }
 
   // A number where one is wanted stores it; anywhere else it is reported like any value.
-  template <class Store>
-  bool number(const std::string& token, Store store) {
+  // The token's text is made only for that message: most inputs are millions of numbers.
+  template <class Token, class Store>
+  bool number(Token token, Store store) {
     if (state_ == state::weights || (state_ == state::root && key_ == "target")) {
       store();
       return true;
     }
-    return value(in_quotes(token), nullptr);
+    return value(in_quotes(token()), nullptr);
   }
 
   // A value that is not a number (or a number out of place). Only a null target is accepted.
