@@ -132,7 +132,7 @@ constexpr int lanes_per_thread = 4;
 // level: out = merge(L, L + w) with both inputs cut at `limit`. Two buffers alternate so
 // that the final level lands in `list`; the other one needs half the final size.
 // Called by every thread of the caller's parallel region: one region for all levels, with
-// a barrier between levels, because waking a sleeping team for each level costs
+// barriers between levels, because waking a sleeping team for each level costs
 // milliseconds on a virtual machine, more than a level's merge. Returns the same size to
 // every thread, or 0 to all once `cancelled` is raised.
 template <class Sum>
@@ -141,31 +141,31 @@ std::size_t generate_sums(const Sum* w, std::size_t count, Sum limit, Sum* list,
   // Level `count - 1` must write into `list`: start in whichever buffer makes that so.
   Sum* cur = (count % 2 == 0) ? list : scratch;
   Sum* nxt = (count % 2 == 0) ? scratch : list;
-  const std::size_t me = static_cast<std::size_t>(omp_get_thread_num());
   const std::size_t threads = static_cast<std::size_t>(omp_get_num_threads());
   if (cancelled.load()) return 0;  // raised in an earlier call: every thread sees it
-  if (me == 0) cur[0] = 0;
+  if (omp_get_thread_num() == 0) cur[0] = 0;
+#pragma omp barrier
   std::size_t size = 1;
   for (std::size_t item = 0; item < count; ++item) {
-#pragma omp barrier
-    const Sum wi = w[item];
+    const Sum wi = w[item];  // every thread derives the same level bounds on its own
     const Sum* in = cur;
     const std::size_t na = size;  // every element of L is <= limit already
     const std::size_t nb =
         wi > limit ? 0 : static_cast<std::size_t>(std::upper_bound(in, in + size, limit - wi) - in);
     const std::size_t total = na + nb;
     const auto b_at = [in, wi](std::size_t j) { return in[j] + wi; };
-    // Small levels are merged by one thread: splitting them costs more than it saves.
-    const std::size_t team = total < (std::size_t{1} << 15) ? 1 : threads;
-    if (me < team) {
-      // Merge path: this thread's share of the output is split into lanes_per_thread lanes.
-      const std::size_t parts = team * lanes_per_thread;
-      const std::size_t first = me * lanes_per_thread;
+    // Merge path splits the level into chunks of lanes_per_thread lanes each. Chunks are
+    // dealt out dynamically, several per thread, so that a thread slowed down by another
+    // process on its core does not hold the whole level up. Small levels are one chunk.
+    const std::size_t chunks = total < (std::size_t{1} << 15) ? 1 : threads * 8;
+    const std::size_t parts = chunks * lanes_per_thread;
+#pragma omp for schedule(dynamic, 1)
+    for (std::size_t c = 0; c < chunks; ++c) {
       merge_lane<Sum> lane[lanes_per_thread];
-      std::size_t d = total * first / parts;
+      std::size_t d = total * (c * lanes_per_thread) / parts;
       std::size_t i = merge_path_split(in, na, b_at, nb, d);
       for (std::size_t k = 0; k < lanes_per_thread; ++k) {
-        const std::size_t d_end = total * (first + k + 1) / parts;
+        const std::size_t d_end = total * (c * lanes_per_thread + k + 1) / parts;
         const std::size_t i_end = merge_path_split(in, na, b_at, nb, d_end);
         lane[k] = {i, i_end, d - i, d_end - i_end, nxt + d};
         d = d_end;
@@ -176,7 +176,7 @@ std::size_t generate_sums(const Sum* w, std::size_t count, Sum limit, Sum* list,
     std::swap(cur, nxt);
     size = total;
     // One thread reports and looks at the cancel flag; the barrier ending `single` makes
-    // every merge of this level finished and the decision visible to all.
+    // the decision visible to all.
 #pragma omp single
     {
       report(options, stage, double(item + 1) / double(count));
