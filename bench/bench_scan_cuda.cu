@@ -1,0 +1,162 @@
+// ssum's CUDA scan against cub::DeviceScan::InclusiveSum and a device-to-device copy of the
+// same bytes, side by side in one run; and the seed document's case (1024 ints, one block).
+// Time is measured with CUDA events around a batch of calls (manual time); bytes_per_second
+// counts bytes read plus bytes written.
+#include <benchmark/benchmark.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cub/device/device_scan.cuh>
+#include <stdexcept>
+#include <string>
+
+#include "cuda/block_scan.cuh"
+#include "cuda/scan_kernels.cuh"
+#include "ssum/cuda_device.hpp"
+#include "ssum/scan.hpp"
+
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+template <class T>
+struct buffers {
+  T* in = nullptr;
+  T* out = nullptr;
+  explicit buffers(std::size_t n) {
+    check(cudaMalloc(&in, n * sizeof(T)), "cudaMalloc");
+    check(cudaMalloc(&out, n * sizeof(T)), "cudaMalloc");
+    check(cudaMemset(in, 1, n * sizeof(T)), "cudaMemset");
+  }
+  ~buffers() {
+    cudaFree(in);
+    cudaFree(out);
+  }
+};
+
+// Runs f() in batches timed by events until Google Benchmark has enough.
+template <class F>
+void time_batches(benchmark::State& state, std::size_t bytes, F f) {
+  cudaEvent_t start, stop;
+  check(cudaEventCreate(&start), "event");
+  check(cudaEventCreate(&stop), "event");
+  f();  // warm-up: first-call costs (module load, pool growth) are not the steady state
+  check(cudaDeviceSynchronize(), "warm-up");
+  // One benchmark iteration is a batch of calls, so that short calls are not timed one
+  // launch at a time; "call_us" is the time of one call.
+  const int batch = bytes < (1u << 24) ? 100 : 10;
+  double call_us = 0;
+  for (auto _ : state) {
+    check(cudaEventRecord(start), "record");
+    for (int i = 0; i < batch; ++i) f();
+    check(cudaEventRecord(stop), "record");
+    check(cudaEventSynchronize(stop), "sync");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, start, stop), "elapsed");
+    state.SetIterationTime(ms / 1e3);
+    call_us += ms * 1e3 / batch;
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * batch * static_cast<std::int64_t>(bytes));
+  state.counters["call_us"] = benchmark::Counter(call_us, benchmark::Counter::kAvgIterations);
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+}
+
+template <class T>
+void ssum_inclusive_sum(benchmark::State& state) {
+  const std::size_t n = std::size_t{1} << state.range(0);
+  buffers<T> b(n);
+  time_batches(state, 2 * n * sizeof(T), [&] { ssum::inclusive_scan(ssum::cuda{}, b.in, b.out, n, ssum::plus{}); });
+}
+
+template <class T>
+void cub_inclusive_sum(benchmark::State& state) {
+  const std::size_t n = std::size_t{1} << state.range(0);
+  buffers<T> b(n);
+  std::size_t temp_bytes = 0;
+  check(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, b.in, b.out, n), "cub sizing");
+  void* temp = nullptr;
+  check(cudaMalloc(&temp, temp_bytes), "cudaMalloc");
+  time_batches(state, 2 * n * sizeof(T), [&] { cub::DeviceScan::InclusiveSum(temp, temp_bytes, b.in, b.out, n); });
+  cudaFree(temp);
+}
+
+template <class T>
+void copy_same_bytes(benchmark::State& state) {
+  const std::size_t n = std::size_t{1} << state.range(0);
+  buffers<T> b(n);
+  time_batches(state, 2 * n * sizeof(T), [&] { cudaMemcpyAsync(b.out, b.in, n * sizeof(T), cudaMemcpyDeviceToDevice); });
+}
+
+// The single-pass scan with another launch shape or block scan than scan_tuning's, so that
+// the choice in scan_tuning stays a measured one.
+template <int Threads, int Items, int MinBlocks, template <int, class> class BlockScan>
+void ssum_inclusive_sum_shape(benchmark::State& state) {
+  using namespace ssum::cuda_detail;
+  using T = std::int32_t;
+  const std::size_t n = std::size_t{1} << state.range(0);
+  buffers<T> b(n);
+  time_batches(state, 2 * n * sizeof(T), [&] {
+    launch_look_back_scan<Threads, Items, MinBlocks, BlockScan<Threads, T>>(nullptr, b.in, b.out, n, ssum::plus{}, scan_params<T>{});
+  });
+}
+
+// The seed's case: 1024 ints. The whole ssum call (launches included) and one bare block.
+void seed_case_ssum_call(benchmark::State& state) {
+  buffers<int> b(1024);
+  time_batches(state, 2 * 1024 * sizeof(int), [&] { ssum::inclusive_scan(ssum::cuda{}, b.in, b.out, 1024, ssum::plus{}); });
+}
+
+template <class BlockScan>
+__global__ void one_block_scan(const int* in, int* out) {
+  __shared__ typename BlockScan::storage s;
+  int inc, exc, total;
+  BlockScan::scan(in[threadIdx.x], ssum::plus{}, inc, exc, total, s);
+  out[threadIdx.x] = inc;
+}
+
+template <class BlockScan>
+void seed_case_one_block(benchmark::State& state) {
+  buffers<int> b(1024);
+  time_batches(state, 2 * 1024 * sizeof(int), [&] { one_block_scan<BlockScan><<<1, 1024>>>(b.in, b.out); });
+}
+
+void register_all() {
+  using namespace ssum::cuda_detail;
+  const auto add = [](const char* name, void (*fn)(benchmark::State&), int log_n) {
+    auto* b = benchmark::RegisterBenchmark(name, fn)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.2);
+    if (log_n) b->Arg(log_n);
+  };
+  for (int log_n : {16, 20, 24, 28}) {
+    add("scan/int32/ssum", ssum_inclusive_sum<std::int32_t>, log_n);
+    add("scan/int32/ssum_tree_block", ssum_inclusive_sum_shape<256, 16, 1, block_scan_tree>, log_n);
+    if (log_n >= 20) {  // the runners-up of the launch-shape search (docs/performance.md)
+      add("scan/int32/shape_256x24_mb5", ssum_inclusive_sum_shape<256, 24, 5, block_scan_warp>, log_n);
+      add("scan/int32/shape_512x16_mb3", ssum_inclusive_sum_shape<512, 16, 3, block_scan_warp>, log_n);
+    }
+    add("scan/int32/cub", cub_inclusive_sum<std::int32_t>, log_n);
+    add("scan/int32/copy", copy_same_bytes<std::int32_t>, log_n);
+    add("scan/int64/ssum", ssum_inclusive_sum<std::int64_t>, log_n);
+    add("scan/int64/cub", cub_inclusive_sum<std::int64_t>, log_n);
+    add("scan/int64/copy", copy_same_bytes<std::int64_t>, log_n);
+  }
+  add("seed1024/ssum_call", seed_case_ssum_call, 0);
+  add("seed1024/one_block_warp", seed_case_one_block<block_scan_warp<1024, int>>, 0);
+  add("seed1024/one_block_tree", seed_case_one_block<block_scan_tree<1024, int>>, 0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (ssum::cuda_devices().empty()) {
+    std::puts("bench_scan_cuda: no CUDA device present; nothing measured");
+    return 0;
+  }
+  register_all();
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

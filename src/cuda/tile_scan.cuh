@@ -1,0 +1,161 @@
+#pragma once
+// The pieces of a single-pass tiled scan (Merrill and Garland, "Single-pass Parallel Prefix
+// Scan with Decoupled Look-back", NVIDIA NVR-2016-002):
+//   tile_io     coalesced loads and stores, transposed through shared memory so that each
+//               thread then owns `Items` consecutive elements;
+//   tile_state  what each tile publishes: its aggregate as soon as it is known, its inclusive
+//               prefix once its predecessors' is, with a status flag (release/acquire);
+//   look_back   warp 0 of a tile reads the status of the 32 preceding tiles at a time and
+//               combines aggregates until it reaches an inclusive prefix.
+// Tiles take their index from an atomic counter, so a tile only ever waits on tiles that
+// are already running: no deadlock whatever the grid size or scheduling.
+#include <cuda/atomic>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace ssum::cuda_detail {
+
+constexpr unsigned status_invalid = 0, status_aggregate = 1, status_inclusive = 2;
+
+// One padding slot per 32 elements: the blocked reads (stride Items) become conflict-free.
+__device__ __forceinline__ int padded(int i) { return i + i / 32; }
+
+template <int Threads, int Items, class Element>
+struct tile_io {
+  static constexpr int tile = Threads * Items;
+  static constexpr int slots = tile + tile / 32;
+
+  // in[base, base + valid) -> v[k] = element threadIdx.x * Items + k; lanes past `valid`
+  // repeat their last valid element (or Fill when they have none). buf: `slots` elements.
+  template <class Out, class In>
+  __device__ static void load(const In* in, std::size_t base, int valid, Out (&v)[Items], In* buf) {
+#pragma unroll
+    for (int k = 0; k < Items; ++k) {
+      const int i = k * Threads + threadIdx.x;  // striped: a warp reads 32 neighbours
+      if (i < valid) buf[padded(i)] = in[base + i];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < Items; ++k) {
+      const int i = threadIdx.x * Items + k;
+      v[k] = i < valid ? static_cast<Out>(buf[padded(i)]) : (k > 0 ? v[k - 1] : Out{});
+    }
+  }
+
+  // Stores go through shared memory too: stage() puts element threadIdx.x * Items + k of the
+  // result in place (straight from registers, so no second array of results is held), then
+  // flush() writes the tile out coalesced. The caller makes sure no thread still reads `buf`
+  // from load() (a __syncthreads() since).
+  template <class Out>
+  __device__ static void stage(int k, Out value, Out* buf) {
+    buf[padded(threadIdx.x * Items + k)] = value;
+  }
+  template <class Out>
+  __device__ static void flush(Out* out, std::size_t base, int valid, const Out* buf) {
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < Items; ++k) {
+      const int i = k * Threads + threadIdx.x;
+      if (i < valid) out[base + i] = buf[padded(i)];
+    }
+  }
+};
+
+template <class T, bool Packed = (sizeof(T) <= 4)>
+struct tile_state;
+
+template <class T>
+struct tile_state<T, true> {
+  unsigned long long* word;    // per tile; zeroed before the launch
+  unsigned long long* ticket;  // next tile index to hand out; zeroed before the launch
+
+  // Scratch layout: ticket, then the words; all of it starts at zero.
+  static std::size_t bytes(std::size_t tiles) { return 8 * (1 + tiles); }
+  static std::size_t zeroed_bytes(std::size_t tiles) { return bytes(tiles); }
+  static tile_state bind(void* scratch, std::size_t) {
+    auto* base = static_cast<unsigned long long*>(scratch);
+    return {base + 1, base};
+  }
+
+  __device__ void publish(std::size_t tile, T value, unsigned status) const {
+    unsigned bits = 0;
+    memcpy(&bits, &value, sizeof(T));
+    ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>(word[tile])
+        .store((static_cast<unsigned long long>(status) << 32) | bits, ::cuda::memory_order_relaxed);
+  }
+  __device__ unsigned wait(std::size_t tile, T& value) const {
+    ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device> w(word[tile]);
+    unsigned long long v;
+    while (((v = w.load(::cuda::memory_order_relaxed)) >> 32) == status_invalid) {
+    }
+    const unsigned bits = static_cast<unsigned>(v);
+    memcpy(&value, &bits, sizeof(T));
+    return static_cast<unsigned>(v >> 32);
+  }
+};
+
+template <class T>
+struct tile_state<T, false> {
+  unsigned* flag;              // status per tile, zeroed before the launch
+  T* aggregate;                // the tile's own reduction
+  T* inclusive;                // everything up to and including the tile
+  unsigned long long* ticket;  // next tile index to hand out, zeroed before the launch
+
+  // Scratch layout: ticket, flags (padded to 16 bytes), aggregates, inclusive prefixes.
+  static std::size_t zeroed_bytes(std::size_t tiles) { return (8 + 4 * tiles + 15) / 16 * 16; }
+  static std::size_t bytes(std::size_t tiles) { return zeroed_bytes(tiles) + 2 * tiles * sizeof(T); }
+  static tile_state bind(void* scratch, std::size_t tiles) {
+    char* base = static_cast<char*>(scratch);
+    T* values = reinterpret_cast<T*>(base + zeroed_bytes(tiles));
+    return {reinterpret_cast<unsigned*>(base + 8), values, values + tiles, reinterpret_cast<unsigned long long*>(base)};
+  }
+
+  __device__ void publish(std::size_t tile, T value, unsigned status) const {
+    (status == status_inclusive ? inclusive : aggregate)[tile] = value;
+    ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device>(flag[tile]).store(status, ::cuda::memory_order_release);
+  }
+  __device__ unsigned wait(std::size_t tile, T& value) const {
+    ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> f(flag[tile]);
+    unsigned status;
+    while ((status = f.load(::cuda::memory_order_acquire)) == status_invalid) {
+    }
+    value = status == status_inclusive ? inclusive[tile] : aggregate[tile];
+    return status;
+  }
+};
+
+// Called by all 32 lanes of one warp for tile > 0; returns the exclusive prefix of `tile`
+// (everything before it) in every lane.
+template <class State, class T, class Op>
+__device__ T look_back(const State& state, std::size_t tile, Op op) {
+  const int lane = threadIdx.x % 32;
+  T prefix{};
+  bool have = false;
+  long long end = static_cast<long long>(tile);  // this window: tiles [end - 32, end)
+  for (;;) {
+    const long long idx = end - 1 - lane;        // lane 0 is the nearest tile
+    unsigned status = status_inclusive;
+    T value{};
+    if (idx >= 0) status = state.wait(static_cast<std::size_t>(idx), value);
+    // Tile 0 always publishes an inclusive prefix, so lanes before it are never reached.
+    const unsigned found = __ballot_sync(0xffffffffu, idx >= 0 && status == status_inclusive);
+    const int last = found ? __ffs(found) - 1 : 31;  // lanes [0, last] take part
+    // Order-preserving tree reduction: higher lanes are farther left, so lane l folds lane
+    // l + d in as op(left, right); lane 0 ends with value(last) op ... op value(0).
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+      const T farther = __shfl_down_sync(0xffffffffu, value, d);
+      if (lane + d <= last) value = op(farther, value);
+    }
+    const T window = __shfl_sync(0xffffffffu, value, 0);
+    prefix = have ? op(window, prefix) : window;
+    have = true;
+    if (found) return prefix;
+    end -= 32;
+  }
+}
+
+}  // namespace ssum::cuda_detail

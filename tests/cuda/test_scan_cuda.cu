@@ -1,0 +1,259 @@
+// CUDA scans and compaction against std::inclusive_scan / std::exclusive_scan / std::copy_if.
+// Every test skips, saying so, where no CUDA device is present.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "cuda/block_scan.cuh"
+#include "cuda/scan_kernels.cuh"
+#include "ssum/cuda_device.hpp"
+#include "ssum/scan.hpp"
+
+namespace {
+
+#define CHECK_CUDA(call) ASSERT_EQ((call), cudaSuccess) << #call
+
+bool have_device() { return !ssum::cuda_devices().empty(); }
+#define SKIP_WITHOUT_DEVICE() \
+  if (!have_device()) GTEST_SKIP() << "no CUDA device present: CUDA scan not exercised"
+
+template <class T>
+struct device_vector {
+  T* ptr = nullptr;
+  std::size_t size = 0;
+  explicit device_vector(std::size_t n) : size(n) {
+    if (n) EXPECT_EQ(cudaMalloc(&ptr, n * sizeof(T)), cudaSuccess);
+  }
+  explicit device_vector(const std::vector<T>& host) : device_vector(host.size()) {
+    if (size) EXPECT_EQ(cudaMemcpy(ptr, host.data(), size * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+  }
+  ~device_vector() { cudaFree(ptr); }
+  std::vector<T> to_host() const {
+    std::vector<T> host(size);
+    if (size) EXPECT_EQ(cudaMemcpy(host.data(), ptr, size * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+    return host;
+  }
+};
+
+// Values whose sums stay exact in every type (floats included: small integers), so results
+// can be compared exactly even though the device associates differently from std::.
+template <class T>
+std::vector<T> random_values(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<T> v(n);
+  for (auto& x : v) {
+    if constexpr (std::is_floating_point_v<T>) x = static_cast<T>(static_cast<int>(rng() % 17) - 8);
+    else if constexpr (std::is_signed_v<T>) x = static_cast<T>(static_cast<std::int64_t>(rng() % 2001) - 1000);
+    else x = static_cast<T>(rng());  // unsigned: wrap-around is well defined, exercise it
+  }
+  return v;
+}
+
+template <class T>
+class CudaScan : public ::testing::Test {};
+using scan_types = ::testing::Types<std::int32_t, std::int64_t, std::uint32_t, std::uint64_t, float, double>;
+TYPED_TEST_SUITE(CudaScan, scan_types);
+
+template <class T>
+std::vector<std::size_t> scan_sizes() {
+  constexpr std::size_t tile = ssum::cuda_detail::scan_tuning<T, T>::threads * ssum::cuda_detail::scan_tuning<T, T>::items;
+  std::vector<std::size_t> sizes = {0, 1, 2, 31, 32, 33, 255, 256, 257, tile - 1, tile, tile + 1, 2 * tile + 3,
+                                    1000007};
+  std::mt19937_64 rng(99);
+  for (int i = 0; i < 8; ++i) sizes.push_back(rng() % (1u << 20));
+  return sizes;
+}
+
+template <class T, class Op>
+void check_all_modes(std::size_t n, Op op, std::uint64_t seed) {
+  const std::vector<T> in = random_values<T>(n, seed);
+  const T init = static_cast<T>(3);
+  std::vector<T> expect(n);
+  device_vector<T> d_in(in), d_out(n);
+
+  std::inclusive_scan(in.begin(), in.end(), expect.begin(), op);
+  ssum::inclusive_scan(ssum::cuda{}, d_in.ptr, d_out.ptr, n, op);
+  EXPECT_EQ(d_out.to_host(), expect) << "inclusive, n=" << n;
+
+  std::inclusive_scan(in.begin(), in.end(), expect.begin(), op, init);
+  ssum::inclusive_scan(ssum::cuda{}, d_in.ptr, d_out.ptr, n, op, init);
+  EXPECT_EQ(d_out.to_host(), expect) << "inclusive with init, n=" << n;
+
+  std::exclusive_scan(in.begin(), in.end(), expect.begin(), init, op);
+  ssum::exclusive_scan(ssum::cuda{}, d_in.ptr, d_out.ptr, n, init, op);
+  EXPECT_EQ(d_out.to_host(), expect) << "exclusive, n=" << n;
+
+  // In place: the output overwrites the input.
+  ssum::exclusive_scan(ssum::cuda{}, d_in.ptr, d_in.ptr, n, init, op);
+  EXPECT_EQ(d_in.to_host(), expect) << "exclusive in place, n=" << n;
+}
+
+TYPED_TEST(CudaScan, PlusMatchesStdAtEdgeSizes) {
+  SKIP_WITHOUT_DEVICE();
+  for (std::size_t n : scan_sizes<TypeParam>()) check_all_modes<TypeParam>(n, ssum::plus{}, n + 1);
+}
+
+TYPED_TEST(CudaScan, MinMaxMatchStd) {
+  SKIP_WITHOUT_DEVICE();
+  for (std::size_t n : {std::size_t{1}, std::size_t{33}, std::size_t{4097}, std::size_t{300001}}) {
+    check_all_modes<TypeParam>(n, ssum::minimum{}, 7 * n);
+    check_all_modes<TypeParam>(n, ssum::maximum{}, 11 * n);
+  }
+}
+
+TYPED_TEST(CudaScan, BitOrMatchesStd) {
+  if constexpr (std::is_integral_v<TypeParam>) {
+    SKIP_WITHOUT_DEVICE();
+    for (std::size_t n : {std::size_t{5}, std::size_t{2049}, std::size_t{123457}}) {
+      check_all_modes<TypeParam>(n, ssum::bit_or{}, n);
+    }
+  } else {
+    GTEST_SKIP() << "bit_or is for integers";
+  }
+}
+
+// Floats: the same bits on every run (fixed association), for values where rounding matters.
+TYPED_TEST(CudaScan, FloatScansAreDeterministic) {
+  if constexpr (std::is_floating_point_v<TypeParam>) {
+    SKIP_WITHOUT_DEVICE();
+    const std::size_t n = 3000017;
+    std::mt19937_64 rng(5);
+    std::vector<TypeParam> in(n);
+    for (auto& x : in) x = static_cast<TypeParam>(std::ldexp(double(rng() % 1000003), -int(rng() % 40)));
+    device_vector<TypeParam> d_in(in), d_a(n), d_b(n);
+    ssum::inclusive_scan(ssum::cuda{}, d_in.ptr, d_a.ptr, n, ssum::plus{});
+    ssum::inclusive_scan(ssum::cuda{}, d_in.ptr, d_b.ptr, n, ssum::plus{});
+    const auto a = d_a.to_host(), b = d_b.to_host();
+    EXPECT_EQ(std::memcmp(a.data(), b.data(), n * sizeof(TypeParam)), 0);
+    // And close to the exact (long double) prefix.
+    long double exact = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      exact += in[i];
+      if (i % 9973 == 0 || i == n - 1) EXPECT_NEAR(double(a[i]), double(exact), 1e-4 * double(exact) + 1e-30);
+    }
+  } else {
+    GTEST_SKIP() << "integer scans are exact";
+  }
+}
+
+TYPED_TEST(CudaScan, CopyIfMatchesStd) {
+  SKIP_WITHOUT_DEVICE();
+  using T = TypeParam;
+  for (std::size_t n : scan_sizes<T>()) {
+    std::vector<T> in = random_values<T>(n, n + 5);
+    for (std::size_t i = 0; i < n; i += 3) in[i] = T(0);
+    device_vector<T> d_in(in), d_out(n);
+    std::vector<T> expect;
+    std::copy_if(in.begin(), in.end(), std::back_inserter(expect), ssum::nonzero{});
+    const std::size_t count = ssum::copy_if(ssum::cuda{}, d_in.ptr, d_out.ptr, n, ssum::nonzero{});
+    ASSERT_EQ(count, expect.size()) << "n=" << n;
+    auto got = d_out.to_host();
+    got.resize(count);
+    EXPECT_EQ(got, expect) << "n=" << n;
+
+    const ssum::in_range<T> range{T(0), T(5)};
+    expect.clear();
+    std::copy_if(in.begin(), in.end(), std::back_inserter(expect), range);
+    ASSERT_EQ(ssum::copy_if(ssum::cuda{}, d_in.ptr, d_out.ptr, n, range), expect.size());
+    got = d_out.to_host();
+    got.resize(expect.size());
+    EXPECT_EQ(got, expect) << "in_range, n=" << n;
+  }
+}
+
+TEST(CudaScanErrors, NullPointersAreRejected) {
+  SKIP_WITHOUT_DEVICE();
+  int* null = nullptr;
+  EXPECT_THROW(ssum::inclusive_scan(ssum::cuda{}, null, null, 10, ssum::plus{}), std::invalid_argument);
+  EXPECT_NO_THROW(ssum::inclusive_scan(ssum::cuda{}, null, null, 0, ssum::plus{}));
+}
+
+TEST(CudaScanStreams, RunsOrderedOnTheGivenStream) {
+  SKIP_WITHOUT_DEVICE();
+  cudaStream_t stream;
+  CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const std::size_t n = 1 << 20;
+  const auto in = random_values<std::int64_t>(n, 1);
+  device_vector<std::int64_t> d_in(in), d_out(n);
+  ssum::inclusive_scan(ssum::cuda{stream}, d_in.ptr, d_out.ptr, n, ssum::plus{});
+  CHECK_CUDA(cudaStreamSynchronize(stream));
+  std::vector<std::int64_t> expect(n);
+  std::inclusive_scan(in.begin(), in.end(), expect.begin());
+  EXPECT_EQ(d_out.to_host(), expect);
+  CHECK_CUDA(cudaStreamDestroy(stream));
+}
+
+// More than 2^31 elements: 8-bit input, 64-bit sums. Checked at a million sample positions.
+TEST(CudaScanLarge, BeyondTwoToThe31Elements) {
+  SKIP_WITHOUT_DEVICE();
+  const std::size_t n = (std::size_t{1} << 31) + 4099;
+  std::size_t free_bytes = 0, total = 0;
+  CHECK_CUDA(cudaMemGetInfo(&free_bytes, &total));
+  if (free_bytes < n * 9 + (std::size_t{1} << 30)) GTEST_SKIP() << "needs " << n * 9 / (1 << 30) << " GiB of device memory";
+  std::vector<std::uint8_t> in(n);
+  std::mt19937_64 rng(31);
+  for (std::size_t i = 0; i < n; i += 8) {
+    const std::uint64_t r = rng();
+    std::memcpy(&in[i], &r, std::min<std::size_t>(8, n - i));
+  }
+  device_vector<std::uint8_t> d_in(in);
+  device_vector<std::uint64_t> d_out(n);
+  ssum::inclusive_scan(ssum::cuda{}, d_in.ptr, d_out.ptr, n, ssum::plus{});
+  CHECK_CUDA(cudaDeviceSynchronize());
+  std::vector<std::size_t> probes;
+  for (std::size_t i = 0; i < n; i += 2039) probes.push_back(i);
+  for (std::size_t i = n - 5000; i < n; ++i) probes.push_back(i);
+  std::sort(probes.begin(), probes.end());
+  std::uint64_t prefix = 0;
+  std::size_t next = 0, mismatches = 0;
+  for (std::size_t p : probes) {
+    for (; next <= p; ++next) prefix += in[next];
+    std::uint64_t got = 0;
+    CHECK_CUDA(cudaMemcpy(&got, d_out.ptr + p, sizeof got, cudaMemcpyDeviceToHost));
+    if (got != prefix && ++mismatches < 5) ADD_FAILURE() << "element " << p << ": " << got << " != " << prefix;
+  }
+  EXPECT_EQ(mismatches, 0u);
+}
+
+// The block-level scans on their own, as other kernels use them.
+template <class BlockScan, class Op>
+__global__ void block_scan_kernel(const int* in, int* inc, int* exc, int* total, Op op) {
+  __shared__ typename BlockScan::storage s;
+  int i, e, t;
+  BlockScan::scan(in[threadIdx.x], op, i, e, t, s);
+  inc[threadIdx.x] = i;
+  exc[threadIdx.x] = e;
+  if (threadIdx.x == 0) *total = t;
+}
+
+template <class BlockScan, class Op>
+void check_block_scan(Op op) {
+  constexpr int threads = 1024;
+  const auto in = random_values<std::int32_t>(threads, 77);
+  device_vector<int> d_in(in), d_inc(threads), d_exc(threads), d_total(1);
+  block_scan_kernel<BlockScan><<<1, threads>>>(d_in.ptr, d_inc.ptr, d_exc.ptr, d_total.ptr, op);
+  CHECK_CUDA(cudaGetLastError());
+  std::vector<int> expect(threads);
+  std::inclusive_scan(in.begin(), in.end(), expect.begin(), op);
+  EXPECT_EQ(d_inc.to_host(), expect);
+  const auto exc = d_exc.to_host();
+  for (int t = 1; t < threads; ++t) ASSERT_EQ(exc[t], expect[t - 1]) << t;
+  EXPECT_EQ(d_total.to_host()[0], expect.back());
+}
+
+TEST(CudaBlockScan, WarpShuffleAndBalancedTreeAgreeWithStd) {
+  SKIP_WITHOUT_DEVICE();
+  using namespace ssum::cuda_detail;
+  check_block_scan<block_scan_warp<1024, int>>(ssum::plus{});
+  check_block_scan<block_scan_tree<1024, int>>(ssum::plus{});
+  check_block_scan<block_scan_warp<1024, int>>(ssum::maximum{});
+  check_block_scan<block_scan_tree<1024, int>>(ssum::maximum{});
+}
+
+}  // namespace
