@@ -1,0 +1,160 @@
+// ssum's CUDA odd-even transposition sorts: the seed document's case (1024 reversed ints,
+// 18 ms in the seed) and batched sorts against cub::DeviceSegmentedSort, in one run.
+// Every timed call first restores the unsorted input with a device-to-device copy (a sort of
+// sorted keys would exit early); "restore_only" times that copy alone.
+#include <benchmark/benchmark.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cub/device/device_segmented_sort.cuh>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ssum/cuda_device.hpp"
+#include "ssum/sort.hpp"
+
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+template <class F>
+void time_calls(benchmark::State& state, F f) {
+  cudaEvent_t start, stop;
+  check(cudaEventCreate(&start), "event");
+  check(cudaEventCreate(&stop), "event");
+  f();
+  check(cudaDeviceSynchronize(), "warm-up");
+  constexpr int batch = 20;
+  double call_us = 0;
+  for (auto _ : state) {
+    check(cudaEventRecord(start), "record");
+    for (int i = 0; i < batch; ++i) f();
+    check(cudaEventRecord(stop), "record");
+    check(cudaEventSynchronize(stop), "sync");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, start, stop), "elapsed");
+    state.SetIterationTime(ms / 1e3);
+    call_us += ms * 1e3 / batch;
+  }
+  state.counters["call_us"] = benchmark::Counter(call_us, benchmark::Counter::kAvgIterations);
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+}
+
+struct keys_on_device {
+  std::uint32_t* pristine = nullptr;
+  std::uint32_t* work = nullptr;
+  std::size_t n;
+  explicit keys_on_device(const std::vector<std::uint32_t>& host) : n(host.size()) {
+    check(cudaMalloc(&pristine, n * 4), "cudaMalloc");
+    check(cudaMalloc(&work, n * 4), "cudaMalloc");
+    check(cudaMemcpy(pristine, host.data(), n * 4, cudaMemcpyHostToDevice), "upload");
+  }
+  ~keys_on_device() {
+    cudaFree(pristine);
+    cudaFree(work);
+  }
+  void restore() const { cudaMemcpyAsync(work, pristine, n * 4, cudaMemcpyDeviceToDevice); }
+};
+
+std::vector<std::uint32_t> reversed(std::size_t n) {
+  std::vector<std::uint32_t> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::uint32_t>(n - i);
+  return v;
+}
+
+std::vector<std::uint32_t> random_keys(std::size_t n) {
+  std::mt19937_64 rng(42);
+  std::vector<std::uint32_t> v(n);
+  for (auto& x : v) x = static_cast<std::uint32_t>(rng());
+  return v;
+}
+
+void seed_case_ssum(benchmark::State& state) {
+  keys_on_device k(reversed(1024));
+  time_calls(state, [&] {
+    k.restore();
+    ssum::odd_even_sort(ssum::cuda{}, k.work, k.n);
+  });
+}
+
+void seed_case_restore_only(benchmark::State& state) {
+  keys_on_device k(reversed(1024));
+  time_calls(state, [&] { k.restore(); });
+}
+
+std::vector<std::size_t> offsets_for(std::size_t n, std::size_t segment) {
+  std::vector<std::size_t> off;
+  for (std::size_t i = 0; i <= n; i += segment) off.push_back(i);
+  if (off.back() != n) off.push_back(n);
+  return off;
+}
+
+void segmented_ssum(benchmark::State& state) {
+  const std::size_t n = std::size_t{1} << 24, seg = static_cast<std::size_t>(state.range(0));
+  keys_on_device k(random_keys(n));
+  const auto off = offsets_for(n, seg);
+  time_calls(state, [&] {
+    k.restore();
+    ssum::segmented_odd_even_sort(ssum::cuda{}, k.work, n, off.data(), off.size() - 1);
+  });
+}
+
+void segmented_cub(benchmark::State& state) {
+  const std::size_t n = std::size_t{1} << 24, seg = static_cast<std::size_t>(state.range(0));
+  keys_on_device k(random_keys(n));
+  const auto off_host = offsets_for(n, seg);
+  std::vector<long long> off64(off_host.begin(), off_host.end());
+  long long* d_off = nullptr;
+  check(cudaMalloc(&d_off, off64.size() * 8), "cudaMalloc");
+  check(cudaMemcpy(d_off, off64.data(), off64.size() * 8, cudaMemcpyHostToDevice), "upload");
+  std::uint32_t* out = nullptr;
+  check(cudaMalloc(&out, n * 4), "cudaMalloc");
+  const long long segments = static_cast<long long>(off64.size() - 1);
+  std::size_t temp_bytes = 0;
+  check(cub::DeviceSegmentedSort::StableSortKeys(nullptr, temp_bytes, k.work, out, static_cast<long long>(n), segments,
+                                                 d_off, d_off + 1),
+        "cub sizing");
+  void* temp = nullptr;
+  check(cudaMalloc(&temp, temp_bytes), "cudaMalloc");
+  time_calls(state, [&] {
+    k.restore();
+    cub::DeviceSegmentedSort::StableSortKeys(temp, temp_bytes, k.work, out, static_cast<long long>(n), segments, d_off,
+                                             d_off + 1);
+  });
+  cudaFree(temp);
+  cudaFree(out);
+  cudaFree(d_off);
+}
+
+void segmented_restore_only(benchmark::State& state) {
+  keys_on_device k(random_keys(std::size_t{1} << 24));
+  time_calls(state, [&] { k.restore(); });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (ssum::cuda_devices().empty()) {
+    std::puts("bench_sort_cuda: no CUDA device present; nothing measured");
+    return 0;
+  }
+  const auto add = [](const char* name, void (*fn)(benchmark::State&)) {
+    return benchmark::RegisterBenchmark(name, fn)->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(0.2);
+  };
+  add("seed1024_reversed/ssum_odd_even_sort", seed_case_ssum);
+  add("seed1024_reversed/restore_only", seed_case_restore_only);
+  for (int seg : {32, 256, 1024}) {
+    add("segmented_2^24/ssum", segmented_ssum)->Arg(seg);
+    add("segmented_2^24/cub_stable", segmented_cub)->Arg(seg);
+  }
+  add("segmented_2^24/restore_only", segmented_restore_only);
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,132 @@
+#pragma once
+// Odd-even sorts on the host and on CUDA devices.
+//
+//   odd_even_sort(policy, keys, n [, comp])                 transposition sort, stable
+//   odd_even_sort(policy, keys, values, n [, comp])         ... carrying a value per key
+//   odd_even_merge_sort(policy, keys, n [, comp])           Batcher's network, not stable
+//   odd_even_merge_sort(policy, keys, values, n [, comp])
+//   segmented_odd_even_sort(policy, keys, n, offsets, segments [, comp])
+//       sorts each keys[offsets[s], offsets[s+1]) on its own (offsets has segments + 1
+//       entries, non-decreasing, offsets[segments] <= n), stably.
+//
+// The transposition sort keeps the seed document's algorithm and its convergence test (stop
+// after an odd and an even round that exchange nothing); for more keys than one block holds it works on
+// sorted blocks that neighbours merge-split (Baudet and Stevenson 1978), the same
+// odd-even rounds one level up. Sizes are 64-bit.
+//
+// Comparators: any strict weak order on the host (default ssum::less). ssum::less and
+// ssum::greater order floating-point NaNs after every number (ascending: last; greater:
+// first) and treat -0.0 and +0.0 as equal, so a stable sort keeps their input order. (NaNs
+// are found by x != x: do not build with -ffast-math.)
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "ssum/policy.hpp"
+
+namespace ssum {
+
+struct less {
+  template <class T>
+  constexpr bool operator()(const T& a, const T& b) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      return a < b || (b != b && a == a);  // a number precedes a NaN
+    } else {
+      return a < b;
+    }
+  }
+};
+
+struct greater {
+  template <class T>
+  constexpr bool operator()(const T& a, const T& b) const { return less{}(b, a); }
+};
+
+}  // namespace ssum
+
+#include "ssum/detail/cpu_odd_even.hpp"
+
+namespace ssum {
+
+// ---- host ----------------------------------------------------------------------------
+
+template <class Key, class Compare = less>
+void odd_even_sort(const cpu& policy, Key* keys, std::size_t n, Compare comp = {}) {
+  detail::cpu_odd_even_sort(resolved_threads(policy), keys, static_cast<detail::no_values*>(nullptr), n, comp);
+}
+template <class Key, class Value, class Compare = less>
+void odd_even_sort(const cpu& policy, Key* keys, Value* values, std::size_t n, Compare comp = {}) {
+  detail::cpu_odd_even_sort(resolved_threads(policy), keys, values, n, comp);
+}
+template <class Key, class Compare = less>
+void odd_even_merge_sort(const cpu& policy, Key* keys, std::size_t n, Compare comp = {}) {
+  detail::cpu_odd_even_merge_sort(resolved_threads(policy), keys, static_cast<detail::no_values*>(nullptr), n, comp);
+}
+template <class Key, class Value, class Compare = less>
+void odd_even_merge_sort(const cpu& policy, Key* keys, Value* values, std::size_t n, Compare comp = {}) {
+  detail::cpu_odd_even_merge_sort(resolved_threads(policy), keys, values, n, comp);
+}
+template <class Key, class Compare = less>
+void segmented_odd_even_sort(const cpu& policy, Key* keys, std::size_t n, const std::size_t* offsets,
+                             std::size_t segments, Compare comp = {}) {
+  detail::cpu_segmented_odd_even_sort(resolved_threads(policy), keys, static_cast<detail::no_values*>(nullptr), n,
+                                      offsets, segments, comp);
+}
+template <class Key, class Value, class Compare = less>
+void segmented_odd_even_sort(const cpu& policy, Key* keys, Value* values, std::size_t n, const std::size_t* offsets,
+                             std::size_t segments, Compare comp = {}) {
+  detail::cpu_segmented_odd_even_sort(resolved_threads(policy), keys, values, n, offsets, segments, comp);
+}
+
+}  // namespace ssum
+
+// ---- CUDA ----------------------------------------------------------------------------
+// Device pointers for keys and values; offsets of segmented sorts are a HOST array (the
+// sort dispatches segments by length: many short ones in one launch, long ones tile-wise).
+// Keys: int32, uint32, int64, uint64, float, double; values: none or uint32; comparators:
+// ssum::less, ssum::greater. Ordered on the policy's stream.
+
+namespace ssum {
+namespace detail {
+template <class Key>
+inline constexpr bool cuda_sort_key =
+    std::is_same_v<Key, std::int32_t> || std::is_same_v<Key, std::uint32_t> || std::is_same_v<Key, std::int64_t> ||
+    std::is_same_v<Key, std::uint64_t> || std::is_same_v<Key, float> || std::is_same_v<Key, double>;
+template <class Key, class Value, class Compare>
+inline constexpr bool cuda_sort_supported =
+    cuda_sort_key<Key> && (std::is_same_v<Value, no_values> || std::is_same_v<Value, std::uint32_t>) &&
+    (std::is_same_v<Compare, less> || std::is_same_v<Compare, greater>);
+
+// Compiled in src/cuda/odd_even_sort.cu for the supported combinations.
+template <class Key, class Value, class Compare>
+void cuda_odd_even_sort(const cuda& policy, Key* d_keys, Value* d_values, std::size_t n, Compare comp);
+template <class Key, class Value, class Compare>
+void cuda_segmented_odd_even_sort(const cuda& policy, Key* d_keys, Value* d_values, std::size_t n,
+                                  const std::size_t* offsets, std::size_t segments, Compare comp);
+}  // namespace detail
+
+template <class Key, class Compare = less>
+void odd_even_sort(const cuda& policy, Key* d_keys, std::size_t n, Compare comp = {}) {
+  static_assert(detail::cuda_sort_supported<Key, detail::no_values, Compare>, "no CUDA sort for this key/comparator (see sort.hpp)");
+  detail::cuda_odd_even_sort(policy, d_keys, static_cast<detail::no_values*>(nullptr), n, comp);
+}
+template <class Key, class Value, class Compare = less>
+void odd_even_sort(const cuda& policy, Key* d_keys, Value* d_values, std::size_t n, Compare comp = {}) {
+  static_assert(detail::cuda_sort_supported<Key, Value, Compare>, "no CUDA sort for this key/value/comparator (see sort.hpp)");
+  detail::cuda_odd_even_sort(policy, d_keys, d_values, n, comp);
+}
+template <class Key, class Compare = less>
+void segmented_odd_even_sort(const cuda& policy, Key* d_keys, std::size_t n, const std::size_t* offsets,
+                             std::size_t segments, Compare comp = {}) {
+  static_assert(detail::cuda_sort_supported<Key, detail::no_values, Compare>, "no CUDA sort for this key/comparator (see sort.hpp)");
+  detail::cuda_segmented_odd_even_sort(policy, d_keys, static_cast<detail::no_values*>(nullptr), n, offsets, segments, comp);
+}
+template <class Key, class Value, class Compare = less>
+void segmented_odd_even_sort(const cuda& policy, Key* d_keys, Value* d_values, std::size_t n,
+                             const std::size_t* offsets, std::size_t segments, Compare comp = {}) {
+  static_assert(detail::cuda_sort_supported<Key, Value, Compare>, "no CUDA sort for this key/value/comparator (see sort.hpp)");
+  detail::cuda_segmented_odd_even_sort(policy, d_keys, d_values, n, offsets, segments, comp);
+}
+
+}  // namespace ssum

@@ -1,0 +1,151 @@
+// CUDA odd-even transposition sorts against std::stable_sort. Skipped without a device.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "ssum/cuda_device.hpp"
+#include "ssum/sort.hpp"
+
+namespace {
+
+bool have_device() { return !ssum::cuda_devices().empty(); }
+#define SKIP_WITHOUT_DEVICE() \
+  if (!have_device()) GTEST_SKIP() << "no CUDA device present: CUDA sort not exercised"
+
+template <class T>
+struct device_array {
+  T* ptr = nullptr;
+  std::size_t size;
+  explicit device_array(const std::vector<T>& host) : size(host.size()) {
+    if (size) {
+      EXPECT_EQ(cudaMalloc(&ptr, size * sizeof(T)), cudaSuccess);
+      EXPECT_EQ(cudaMemcpy(ptr, host.data(), size * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+    }
+  }
+  ~device_array() { cudaFree(ptr); }
+  std::vector<T> to_host() const {
+    std::vector<T> host(size);
+    if (size) EXPECT_EQ(cudaMemcpy(host.data(), ptr, size * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+    return host;
+  }
+};
+
+enum class pattern { random, sorted, reversed, equal, few_values };
+
+template <class K>
+std::vector<K> make_keys(std::size_t n, pattern p, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<K> k(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    switch (p) {
+      case pattern::random: k[i] = static_cast<K>(std::is_floating_point_v<K> ? double(rng() % 2000001) - 1e6 : double(rng() >> 40)); break;
+      case pattern::sorted: k[i] = static_cast<K>(i); break;
+      case pattern::reversed: k[i] = static_cast<K>(n - i); break;
+      case pattern::equal: k[i] = K(7); break;
+      case pattern::few_values: k[i] = static_cast<K>(rng() % 8); break;
+    }
+  }
+  return k;
+}
+
+// Reference: std::stable_sort of (key, original index) by key.
+template <class K, class C>
+void expect_stable_sorted(const std::vector<K>& input, C comp, const std::string& what) {
+  const std::size_t n = input.size();
+  std::vector<std::uint32_t> idx(n);
+  std::iota(idx.begin(), idx.end(), 0u);
+  std::vector<std::uint32_t> expect_idx = idx;
+  std::stable_sort(expect_idx.begin(), expect_idx.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return comp(input[a], input[b]); });
+  std::vector<K> expect_keys(n);
+  for (std::size_t i = 0; i < n; ++i) expect_keys[i] = input[expect_idx[i]];
+
+  device_array<K> keys(input);
+  ssum::odd_even_sort(ssum::cuda{}, keys.ptr, n, comp);
+  const auto got = keys.to_host();
+  ASSERT_EQ(std::memcmp(got.data(), expect_keys.data(), n * sizeof(K)), 0) << what << " keys, n=" << n;
+
+  device_array<K> keys2(input);
+  device_array<std::uint32_t> values(idx);
+  ssum::odd_even_sort(ssum::cuda{}, keys2.ptr, values.ptr, n, comp);
+  EXPECT_EQ(values.to_host(), expect_idx) << what << " stability, n=" << n;
+}
+
+template <class K>
+class CudaSort : public ::testing::Test {};
+using key_types = ::testing::Types<std::int32_t, std::uint32_t, std::int64_t, std::uint64_t, float, double>;
+TYPED_TEST_SUITE(CudaSort, key_types);
+
+TYPED_TEST(CudaSort, MatchesStableSortAtEdgeSizesAndPatterns) {
+  SKIP_WITHOUT_DEVICE();
+  for (std::size_t n : {0, 1, 2, 3, 31, 255, 256, 257, 1023, 1024, 1025, 2047, 2048, 2049, 6143, 100003}) {
+    for (pattern p : {pattern::random, pattern::sorted, pattern::reversed, pattern::equal, pattern::few_values}) {
+      const auto input = make_keys<TypeParam>(n, p, n * 5 + int(p));
+      expect_stable_sorted(input, ssum::less{}, "ascending");
+      expect_stable_sorted(input, ssum::greater{}, "descending");
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+TYPED_TEST(CudaSort, LargeRandomAndFewValues) {
+  SKIP_WITHOUT_DEVICE();
+  const std::size_t n = 1000003;
+  expect_stable_sorted(make_keys<TypeParam>(n, pattern::random, 1), ssum::less{}, "random 10^6+3");
+  expect_stable_sorted(make_keys<TypeParam>(n, pattern::few_values, 2), ssum::greater{}, "few values 10^6+3");
+}
+
+TEST(CudaSortFloat, NaNAndSignedZeroPolicy) {
+  SKIP_WITHOUT_DEVICE();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> input = {3.f, nan, -0.f, 1.f, 0.f, nan, -2.f, -0.f, std::numeric_limits<float>::infinity()};
+  for (int rep = 0; rep < 300; ++rep) input.push_back(rep % 3 == 0 ? nan : float(rep % 7) - 3.f);
+  expect_stable_sorted(input, ssum::less{}, "NaN last");
+  expect_stable_sorted(input, ssum::greater{}, "NaN first");
+  device_array<float> keys(input);
+  ssum::odd_even_sort(ssum::cuda{}, keys.ptr, input.size());
+  const auto got = keys.to_host();
+  const std::size_t nans = std::count_if(input.begin(), input.end(), [](float x) { return std::isnan(x); });
+  for (std::size_t i = 0; i < input.size(); ++i) EXPECT_EQ(std::isnan(got[i]), i >= input.size() - nans) << i;
+}
+
+TYPED_TEST(CudaSort, SegmentedMatchesPerSegmentStableSort) {
+  SKIP_WITHOUT_DEVICE();
+  using K = TypeParam;
+  // Empty, single, warp-sized, block-sized and multi-tile segments; 4 keys before the first
+  // and 3 after the last belong to no segment and must stay where they are.
+  std::vector<std::size_t> offsets = {4};
+  for (std::size_t len : {0, 1, 2, 33, 256, 257, 1000, 2048, 2049, 5000, 0, 7, 300}) offsets.push_back(offsets.back() + len);
+  const std::size_t n = offsets.back() + 3;
+  const auto input = make_keys<K>(n, pattern::few_values, 3);
+  std::vector<K> expect = input;
+  for (std::size_t s = 0; s + 1 < offsets.size(); ++s) {
+    std::stable_sort(expect.begin() + offsets[s], expect.begin() + offsets[s + 1], ssum::less{});
+  }
+  device_array<K> keys(input);
+  ssum::segmented_odd_even_sort(ssum::cuda{}, keys.ptr, n, offsets.data(), offsets.size() - 1);
+  EXPECT_EQ(keys.to_host(), expect);
+}
+
+TEST(CudaSortErrors, BadOffsetsAreRefusedBeforeTouchingData) {
+  SKIP_WITHOUT_DEVICE();
+  const std::vector<int> input = {5, 4, 3, 2, 1};
+  device_array<int> keys(input);
+  const std::vector<std::size_t> decreasing = {0, 3, 2, 5};
+  EXPECT_THROW(ssum::segmented_odd_even_sort(ssum::cuda{}, keys.ptr, 5, decreasing.data(), 3), std::invalid_argument);
+  const std::vector<std::size_t> beyond = {0, 6};
+  EXPECT_THROW(ssum::segmented_odd_even_sort(ssum::cuda{}, keys.ptr, 5, beyond.data(), 1), std::invalid_argument);
+  EXPECT_EQ(keys.to_host(), input);
+  int* null = nullptr;
+  EXPECT_THROW(ssum::odd_even_sort(ssum::cuda{}, null, 3), std::invalid_argument);
+}
+
+}  // namespace
