@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "cuda_batch_timer.cuh"
 #include "cuda/block_scan.cuh"
 #include "cuda/scan_kernels.cuh"
 #include "ssum/cuda_device.hpp"
@@ -17,9 +18,7 @@
 
 namespace {
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
+using ssum_bench::check;
 
 template <class T>
 struct buffers {
@@ -36,32 +35,10 @@ struct buffers {
   }
 };
 
-// Runs f() in batches timed by events until Google Benchmark has enough.
+// Batches of 100 calls for small inputs, 10 for large ones.
 template <class F>
 void time_batches(benchmark::State& state, std::size_t bytes, F f) {
-  cudaEvent_t start, stop;
-  check(cudaEventCreate(&start), "event");
-  check(cudaEventCreate(&stop), "event");
-  f();  // warm-up: first-call costs (module load, pool growth) are not the steady state
-  check(cudaDeviceSynchronize(), "warm-up");
-  // One benchmark iteration is a batch of calls, so that short calls are not timed one
-  // launch at a time; "call_us" is the time of one call.
-  const int batch = bytes < (1u << 24) ? 100 : 10;
-  double call_us = 0;
-  for (auto _ : state) {
-    check(cudaEventRecord(start), "record");
-    for (int i = 0; i < batch; ++i) f();
-    check(cudaEventRecord(stop), "record");
-    check(cudaEventSynchronize(stop), "sync");
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, start, stop), "elapsed");
-    state.SetIterationTime(ms / 1e3);
-    call_us += ms * 1e3 / batch;
-  }
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * batch * static_cast<std::int64_t>(bytes));
-  state.counters["call_us"] = benchmark::Counter(call_us, benchmark::Counter::kAvgIterations);
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
+  ssum_bench::time_batches(state, bytes, bytes < (1u << 24) ? 100 : 10, f);
 }
 
 template <class T>

@@ -12,37 +12,17 @@
 #include <string>
 #include <vector>
 
+#include "cuda_batch_timer.cuh"
 #include "ssum/cuda_device.hpp"
 #include "ssum/sort.hpp"
 
 namespace {
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
+using ssum_bench::check;
 
 template <class F>
 void time_calls(benchmark::State& state, F f) {
-  cudaEvent_t start, stop;
-  check(cudaEventCreate(&start), "event");
-  check(cudaEventCreate(&stop), "event");
-  f();
-  check(cudaDeviceSynchronize(), "warm-up");
-  constexpr int batch = 20;
-  double call_us = 0;
-  for (auto _ : state) {
-    check(cudaEventRecord(start), "record");
-    for (int i = 0; i < batch; ++i) f();
-    check(cudaEventRecord(stop), "record");
-    check(cudaEventSynchronize(stop), "sync");
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, start, stop), "elapsed");
-    state.SetIterationTime(ms / 1e3);
-    call_us += ms * 1e3 / batch;
-  }
-  state.counters["call_us"] = benchmark::Counter(call_us, benchmark::Counter::kAvgIterations);
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
+  ssum_bench::time_batches(state, 0, 20, f);
 }
 
 struct keys_on_device {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cuda/block_scan.cuh"
+#include "device_array.cuh"
 #include "cuda/scan_kernels.cuh"
 #include "ssum/cuda_device.hpp"
 #include "ssum/scan.hpp"
@@ -19,27 +20,8 @@ namespace {
 
 #define CHECK_CUDA(call) ASSERT_EQ((call), cudaSuccess) << #call
 
-bool have_device() { return !ssum::cuda_devices().empty(); }
-#define SKIP_WITHOUT_DEVICE() \
-  if (!have_device()) GTEST_SKIP() << "no CUDA device present: CUDA scan not exercised"
-
-template <class T>
-struct device_vector {
-  T* ptr = nullptr;
-  std::size_t size = 0;
-  explicit device_vector(std::size_t n) : size(n) {
-    if (n) EXPECT_EQ(cudaMalloc(&ptr, n * sizeof(T)), cudaSuccess);
-  }
-  explicit device_vector(const std::vector<T>& host) : device_vector(host.size()) {
-    if (size) EXPECT_EQ(cudaMemcpy(ptr, host.data(), size * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
-  }
-  ~device_vector() { cudaFree(ptr); }
-  std::vector<T> to_host() const {
-    std::vector<T> host(size);
-    if (size) EXPECT_EQ(cudaMemcpy(host.data(), ptr, size * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
-    return host;
-  }
-};
+using ssum_test::device_array;
+#define SKIP_WITHOUT_DEVICE() SSUM_SKIP_WITHOUT_DEVICE("CUDA scan")
 
 // Values whose sums stay exact in every type (floats included: small integers), so results
 // can be compared exactly even though the device associates differently from std::.
@@ -75,7 +57,7 @@ void check_all_modes(std::size_t n, Op op, std::uint64_t seed) {
   const std::vector<T> in = random_values<T>(n, seed);
   const T init = static_cast<T>(3);
   std::vector<T> expect(n);
-  device_vector<T> d_in(in), d_out(n);
+  device_array<T> d_in(in), d_out(n);
 
   std::inclusive_scan(in.begin(), in.end(), expect.begin(), op);
   ssum::inclusive_scan(ssum::cuda{}, d_in.ptr, d_out.ptr, n, op);
@@ -126,7 +108,7 @@ TYPED_TEST(CudaScan, FloatScansAreDeterministic) {
     std::mt19937_64 rng(5);
     std::vector<TypeParam> in(n);
     for (auto& x : in) x = static_cast<TypeParam>(std::ldexp(double(rng() % 1000003), -int(rng() % 40)));
-    device_vector<TypeParam> d_in(in), d_a(n), d_b(n);
+    device_array<TypeParam> d_in(in), d_a(n), d_b(n);
     ssum::inclusive_scan(ssum::cuda{}, d_in.ptr, d_a.ptr, n, ssum::plus{});
     ssum::inclusive_scan(ssum::cuda{}, d_in.ptr, d_b.ptr, n, ssum::plus{});
     const auto a = d_a.to_host(), b = d_b.to_host();
@@ -148,7 +130,7 @@ TYPED_TEST(CudaScan, CopyIfMatchesStd) {
   for (std::size_t n : scan_sizes<T>()) {
     std::vector<T> in = random_values<T>(n, n + 5);
     for (std::size_t i = 0; i < n; i += 3) in[i] = T(0);
-    device_vector<T> d_in(in), d_out(n);
+    device_array<T> d_in(in), d_out(n);
     std::vector<T> expect;
     std::copy_if(in.begin(), in.end(), std::back_inserter(expect), ssum::nonzero{});
     const std::size_t count = ssum::copy_if(ssum::cuda{}, d_in.ptr, d_out.ptr, n, ssum::nonzero{});
@@ -180,7 +162,7 @@ TEST(CudaScanStreams, RunsOrderedOnTheGivenStream) {
   CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   const std::size_t n = 1 << 20;
   const auto in = random_values<std::int64_t>(n, 1);
-  device_vector<std::int64_t> d_in(in), d_out(n);
+  device_array<std::int64_t> d_in(in), d_out(n);
   ssum::inclusive_scan(ssum::cuda{stream}, d_in.ptr, d_out.ptr, n, ssum::plus{});
   CHECK_CUDA(cudaStreamSynchronize(stream));
   std::vector<std::int64_t> expect(n);
@@ -202,8 +184,8 @@ TEST(CudaScanLarge, BeyondTwoToThe31Elements) {
     const std::uint64_t r = rng();
     std::memcpy(&in[i], &r, std::min<std::size_t>(8, n - i));
   }
-  device_vector<std::uint8_t> d_in(in);
-  device_vector<std::uint64_t> d_out(n);
+  device_array<std::uint8_t> d_in(in);
+  device_array<std::uint64_t> d_out(n);
   ssum::inclusive_scan(ssum::cuda{}, d_in.ptr, d_out.ptr, n, ssum::plus{});
   CHECK_CUDA(cudaDeviceSynchronize());
   std::vector<std::size_t> probes;
@@ -236,7 +218,7 @@ template <class BlockScan, class Op>
 void check_block_scan(Op op) {
   constexpr int threads = 1024;
   const auto in = random_values<std::int32_t>(threads, 77);
-  device_vector<int> d_in(in), d_inc(threads), d_exc(threads), d_total(1);
+  device_array<int> d_in(in), d_inc(threads), d_exc(threads), d_total(1);
   block_scan_kernel<BlockScan><<<1, threads>>>(d_in.ptr, d_inc.ptr, d_exc.ptr, d_total.ptr, op);
   CHECK_CUDA(cudaGetLastError());
   std::vector<int> expect(threads);

@@ -11,32 +11,14 @@
 #include <random>
 #include <vector>
 
+#include "device_array.cuh"
 #include "ssum/cuda_device.hpp"
 #include "ssum/sort.hpp"
 
 namespace {
 
-bool have_device() { return !ssum::cuda_devices().empty(); }
-#define SKIP_WITHOUT_DEVICE() \
-  if (!have_device()) GTEST_SKIP() << "no CUDA device present: CUDA sort not exercised"
-
-template <class T>
-struct device_array {
-  T* ptr = nullptr;
-  std::size_t size;
-  explicit device_array(const std::vector<T>& host) : size(host.size()) {
-    if (size) {
-      EXPECT_EQ(cudaMalloc(&ptr, size * sizeof(T)), cudaSuccess);
-      EXPECT_EQ(cudaMemcpy(ptr, host.data(), size * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
-    }
-  }
-  ~device_array() { cudaFree(ptr); }
-  std::vector<T> to_host() const {
-    std::vector<T> host(size);
-    if (size) EXPECT_EQ(cudaMemcpy(host.data(), ptr, size * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
-    return host;
-  }
-};
+using ssum_test::device_array;
+#define SKIP_WITHOUT_DEVICE() SSUM_SKIP_WITHOUT_DEVICE("CUDA sort")
 
 enum class pattern { random, sorted, reversed, equal, few_values };
 

@@ -53,6 +53,7 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+#include "ssum/detail/cpu_team.hpp"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -272,14 +273,7 @@ void odd_even_block_sort([[maybe_unused]] unsigned threads, Key* keys, Value* va
       quiet = c ? 0 : quiet + 1;
     }
   };
-#ifdef _OPENMP
-  if (threads > 1) {
-#pragma omp parallel num_threads(threads)
-    run(static_cast<unsigned>(omp_get_thread_num()), static_cast<unsigned>(omp_get_num_threads()));
-    return;
-  }
-#endif
-  run(0, 1);
+  cpu_team(threads, run);
 }
 
 /// Stable odd-even sort of keys[0, n) (values moving with their keys).
@@ -412,14 +406,7 @@ void cpu_odd_even_merge_sort([[maybe_unused]] unsigned threads, Key* keys, Value
       }
     }
   };
-#ifdef _OPENMP
-  if (threads > 1) {
-#pragma omp parallel num_threads(threads)
-    run(static_cast<unsigned>(omp_get_thread_num()), static_cast<unsigned>(omp_get_num_threads()));
-    return;
-  }
-#endif
-  run(0, 1);
+  cpu_team(threads, run);
 }
 
 /// Stable sort of every segment keys[offsets[s], offsets[s+1]), s < segments; the rest untouched.

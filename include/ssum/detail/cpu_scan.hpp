@@ -23,6 +23,7 @@
 #include <optional>
 #include <utility>
 #include <vector>
+#include "ssum/detail/cpu_team.hpp"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -63,14 +64,7 @@ void cpu_two_level(unsigned threads, std::size_t nblocks, std::optional<S> carry
       if (b < nblocks) down(b, t, pre);
     }
   };
-#ifdef _OPENMP
-  if (threads > 1) {
-#pragma omp parallel num_threads(threads)
-    run(static_cast<unsigned>(omp_get_thread_num()), static_cast<unsigned>(omp_get_num_threads()));
-    return;
-  }
-#endif
-  run(0, 1);  // same blocks, same association: a 1-thread scan has the same bits as an 8-thread one
+  cpu_team(threads, run);  // 1 thread: same blocks, same association, same bits as 8
 }
 
 /// exclusive=false: out[i] = [*init op] in[0] op ... op in[i]; exclusive=true (init required):
