@@ -21,13 +21,14 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <vector>
 
-#include "cpu/merge_path.hpp"
+#include "ssum/merge_path.hpp"
 #include "ssum/errors.hpp"
 #include "ssum/memory.hpp"
 
@@ -163,10 +164,10 @@ std::size_t generate_sums(const Sum* w, std::size_t count, Sum limit, Sum* list,
     for (std::size_t c = 0; c < chunks; ++c) {
       merge_lane<Sum> lane[lanes_per_thread];
       std::size_t d = total * (c * lanes_per_thread) / parts;
-      std::size_t i = merge_path_split(in, na, b_at, nb, d);
+      std::size_t i = merge_path_split(in, na, b_at, nb, d, std::less<Sum>{});
       for (std::size_t k = 0; k < lanes_per_thread; ++k) {
         const std::size_t d_end = total * (c * lanes_per_thread + k + 1) / parts;
-        const std::size_t i_end = merge_path_split(in, na, b_at, nb, d_end);
+        const std::size_t i_end = merge_path_split(in, na, b_at, nb, d_end, std::less<Sum>{});
         lane[k] = {i, i_end, d - i, d_end - i_end, nxt + d};
         d = d_end;
         i = i_end;
