@@ -28,7 +28,7 @@
 #include <optional>
 #include <vector>
 
-#include "ssum/merge_path.hpp"
+#include "ssum/detail/cpu_merge.hpp"
 #include "ssum/errors.hpp"
 #include "ssum/memory.hpp"
 
@@ -79,55 +79,8 @@ struct flipped_instance {
   Sum trivial_a = 0, trivial_b = 0;
 };
 
-// One independent stretch of a merge: L[i, i_end) with (L + w)[j, j_end) into out.
-template <class Sum>
-struct merge_lane {
-  std::size_t i, i_end, j, j_end;
-  Sum* out;
-};
-
-// Merges K lanes in lockstep. One merge is a chain of dependent steps (load, compare, move
-// the index, load again), so a core sits waiting on latency; K independent chains
-// interleaved keep it busy. Each step consumes one element of one input, so min(remaining)
-// steps run with no bounds checks; when a lane runs dry its tail is copied and it leaves.
-template <int K, class Sum>
-void merge_lanes(const Sum* in, Sum w, merge_lane<Sum>* lane) {
-  if constexpr (K > 0) {
-    for (;;) {
-      std::size_t steps = SIZE_MAX;
-      int dry = 0;
-      for (int k = 0; k < K; ++k) {
-        const std::size_t left = std::min(lane[k].i_end - lane[k].i, lane[k].j_end - lane[k].j);
-        if (left < steps) steps = left, dry = k;
-      }
-      if (steps == 0) {
-        merge_lane<Sum>& d = lane[dry];
-        while (d.i < d.i_end) *d.out++ = in[d.i++];
-        while (d.j < d.j_end) *d.out++ = in[d.j++] + w;
-        std::swap(lane[dry], lane[K - 1]);
-        merge_lanes<K - 1>(in, w, lane);
-        return;
-      }
-      // Local copies: stores through `out` could alias lane[] (both are 64-bit integers),
-      // which would pin the indices in memory; locals whose address never escapes stay in
-      // registers.
-      merge_lane<Sum> l[K];
-      for (int k = 0; k < K; ++k) l[k] = lane[k];
-      for (; steps; --steps) {
-        for (int k = 0; k < K; ++k) {  // unrolled: K is a constant
-          const Sum a = in[l[k].i], b = in[l[k].j] + w;
-          const bool take_b = b < a;  // ties take L first: the merge is stable
-          *l[k].out++ = take_b ? b : a;
-          l[k].i += !take_b;
-          l[k].j += take_b;
-        }
-      }
-      for (int k = 0; k < K; ++k) lane[k] = l[k];
-    }
-  }
-}
-
-constexpr int lanes_per_thread = 4;
+// Lanes per thread in the merges (ssum's host merge) and in the search walks below.
+constexpr int lanes_per_thread = detail::cpu_merge_lanes_per_thread;
 
 // Sorted sums of all subsets of w[0, count) that do not exceed `limit`, built level by
 // level: out = merge(L, L + w) with both inputs cut at `limit`. Two buffers alternate so
@@ -159,20 +112,13 @@ std::size_t generate_sums(const Sum* w, std::size_t count, Sum limit, Sum* list,
     // dealt out dynamically, several per thread, so that a thread slowed down by another
     // process on its core does not hold the whole level up. Small levels are one chunk.
     const std::size_t chunks = total < (std::size_t{1} << 15) ? 1 : threads * 8;
-    const std::size_t parts = chunks * lanes_per_thread;
+    const detail::merge_keys_io<Sum, const Sum*, decltype(b_at)> io{in, b_at, nxt};
 #pragma omp for schedule(dynamic, 1)
     for (std::size_t c = 0; c < chunks; ++c) {
-      merge_lane<Sum> lane[lanes_per_thread];
-      std::size_t d = total * (c * lanes_per_thread) / parts;
-      std::size_t i = merge_path_split(in, na, b_at, nb, d, std::less<Sum>{});
-      for (std::size_t k = 0; k < lanes_per_thread; ++k) {
-        const std::size_t d_end = total * (c * lanes_per_thread + k + 1) / parts;
-        const std::size_t i_end = merge_path_split(in, na, b_at, nb, d_end, std::less<Sum>{});
-        lane[k] = {i, i_end, d - i, d_end - i_end, nxt + d};
-        d = d_end;
-        i = i_end;
-      }
-      merge_lanes<lanes_per_thread>(in, wi, lane);
+      detail::merge_lane lane[lanes_per_thread];
+      detail::cpu_merge_cut<lanes_per_thread>(static_cast<unsigned>(c), static_cast<unsigned>(chunks), in, na, b_at,
+                                              nb, std::less<Sum>{}, lane);
+      detail::cpu_merge_lanes<lanes_per_thread>(io, lane, std::less<Sum>{});
     }
     std::swap(cur, nxt);
     size = total;
@@ -268,7 +214,7 @@ struct walk {
   std::size_t left() const { return std::min(a_hi - ia, jb - b_lo); }
 };
 
-// Walks K block pairs in lockstep, for the same reason merge_lanes interleaves merges: one
+// Walks K block pairs in lockstep, for the same reason the host merge interleaves lanes: one
 // walk is a chain of dependent loads. A step with no match moves exactly one pointer, so
 // min(left) steps need no bounds checks; a match leaves its walk in place until the round
 // ends, and is then checked (and skipped when it is only the zero-sum trivial pair).
@@ -296,7 +242,7 @@ void walk_lanes(search_state<Sum>& st, walk* lane, const std::atomic<bool>* canc
         return;
       }
       bool hit = false;
-      walk l[K];  // locals stay in registers (see merge_lanes)
+      walk l[K];  // locals stay in registers (see cpu_merge_lanes)
       for (int k = 0; k < K; ++k) l[k] = lane[k];
       for (; steps && !hit; --steps) {
         for (int k = 0; k < K; ++k) {  // unrolled: K is a constant
