@@ -26,6 +26,13 @@
 
 namespace {
 
+// Items = outputs; bytes = each output written once and read once from an input.
+void count_merge_outputs(benchmark::State& state, std::size_t outputs_per_call, std::size_t element_bytes) {
+  const auto outputs = static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(outputs_per_call);
+  state.SetItemsProcessed(outputs);
+  state.SetBytesProcessed(outputs * static_cast<std::int64_t>(2 * element_bytes));
+}
+
 // Sorted random keys, made once per size and shared by the cases that use them.
 template <class T>
 std::shared_ptr<const std::vector<T>> sorted_keys(std::size_t n, std::uint64_t seed, std::uint64_t modulus) {
@@ -50,9 +57,7 @@ void reg_merge(const std::string& name, std::shared_ptr<const std::vector<T>> a,
       benchmark::DoNotOptimize(out.data());
       benchmark::ClobberMemory();
     }
-    const auto outputs = static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(2 * n);
-    state.SetItemsProcessed(outputs);
-    state.SetBytesProcessed(outputs * static_cast<std::int64_t>(2 * sizeof(T)));
+    count_merge_outputs(state, 2 * n, sizeof(T));
   })->Unit(benchmark::kMillisecond)->UseRealTime();
 }
 
@@ -102,9 +107,7 @@ void add_generated(std::size_t n) {
         benchmark::DoNotOptimize(out.data());
         benchmark::ClobberMemory();
       }
-      const auto outputs = static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(2 * n);
-      state.SetItemsProcessed(outputs);
-      state.SetBytesProcessed(outputs * static_cast<std::int64_t>(2 * sizeof(T)));
+      count_merge_outputs(state, 2 * n, sizeof(T));
     })->Unit(benchmark::kMillisecond)->UseRealTime();
   };
   reg("merge_generated_plus_constant/all_threads", 0);

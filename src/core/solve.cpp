@@ -20,13 +20,6 @@ unsigned resolved_threads(const cpu& policy) {
   return omp > 0 ? static_cast<unsigned>(omp) : std::max(1u, std::thread::hardware_concurrency());
 }
 
-double two_list_planned_bytes(const problem& p) {
-  uint128 total = 0;
-  for (std::int64_t w : p.weights) total += static_cast<uint128>(w < 0 ? -int128(w) : int128(w));
-  const double sum_bytes = total > uint128(UINT64_MAX) ? 16.0 : 8.0;
-  return detail::two_list_planned_elements(p.weights.size()) * sum_bytes;
-}
-
 solution solve(const cpu& policy, const problem& p, const solve_options& options) {
   if (options.algo != algorithm::automatic && options.algo != algorithm::two_list) {
     throw std::invalid_argument("unknown algorithm");

@@ -231,11 +231,8 @@ void walk_lanes(search_state<Sum>& st, walk* lane, const std::atomic<bool>* canc
         st.stop.store(true);
         return;
       }
-      std::size_t steps = 4096;  // rounds between looks at the shared flags
-      int dry = -1;
-      for (int k = 0; k < K; ++k) {
-        if (lane[k].left() < steps) steps = lane[k].left(), dry = k;
-      }
+      int dry;
+      std::size_t steps = detail::lockstep_rounds<K>(lane, 4096, dry);  // 4096: rounds between flag looks
       if (steps == 0) {
         std::swap(lane[dry], lane[K - 1]);
         walk_lanes<K - 1>(st, lane, cancel);
@@ -315,7 +312,6 @@ solution solve_flipped(const cpu& policy, const flipped_instance<Sum>& inst, con
   const std::size_t n = inst.weights.size();
   const std::size_t na_items = inst.half, nb_items = n - inst.half;
   const std::size_t cap_a = std::size_t{1} << na_items, cap_b = std::size_t{1} << nb_items;
-  result.planned_bytes = static_cast<std::uint64_t>(two_list_planned_elements(n) * sizeof(Sum));
 
   // Generation. Peak memory: list A, list B and one half-size scratch buffer.
   auto t0 = clock_type::now();
@@ -430,13 +426,25 @@ flipped_instance<Sum> flip(const problem& p, int128 target) {
   return inst;
 }
 
-}  // namespace
+// The memory plan, in one place: list A, list B and the merge buffer of half of B's size, in
+// 64-bit sums, or 128-bit ones when the total absolute weight does not fit in 64 bits.
+struct two_list_plan {
+  uint128 total_abs = 0;  // sum of |w|: the largest flipped sum
+  bool wide = false;
+  double bytes = 0;  // double: a plan for large n can exceed 2^64 bytes
+};
 
-double two_list_planned_elements(std::size_t n) {
-  const std::size_t na = n / 2, nb = n - na;
-  // List A, list B, and the scratch buffer of half of B's size used while generating.
-  return std::ldexp(1.0, int(na)) + 1.5 * std::ldexp(1.0, int(nb));
+two_list_plan plan_two_list(const problem& p) {
+  two_list_plan plan;
+  for (std::int64_t w : p.weights) plan.total_abs += static_cast<uint128>(w < 0 ? -int128(w) : int128(w));
+  plan.wide = plan.total_abs > uint128(UINT64_MAX);
+  const std::size_t na = p.weights.size() / 2, nb = p.weights.size() - na;
+  const double elements = std::ldexp(1.0, int(na)) + 1.5 * std::ldexp(1.0, int(nb));
+  plan.bytes = elements * double(plan.wide ? sizeof(uint128) : sizeof(std::uint64_t));
+  return plan;
 }
+
+}  // namespace
 
 solution solve_two_list(const cpu& policy, const problem& p, const solve_options& options) {
   const auto start = clock_type::now();
@@ -444,19 +452,12 @@ solution solve_two_list(const cpu& policy, const problem& p, const solve_options
   const int128 target = p.target.value_or(0);
 
   // Quick answers that need no lists: the flipped target must lie in [0, sum |w|].
-  uint128 total_abs = 0;
+  const two_list_plan plan = plan_two_list(p);
   int128 negatives = 0;
-  for (std::int64_t w : p.weights) {
-    const int128 mag = w < 0 ? -int128(w) : int128(w);
-    total_abs += static_cast<uint128>(mag);
-    if (w < 0) negatives += mag;
-  }
+  for (std::int64_t w : p.weights) negatives += w < 0 ? -int128(w) : 0;
   const int128 shifted = target + negatives;
-  const bool out_of_range = shifted < 0 || static_cast<uint128>(shifted) > total_abs;
-  // Keep the two-list in its range: masks of a half fit in 64 bits, the plan in memory.
-  const bool wide = total_abs > uint128(UINT64_MAX);
-  const double elements = two_list_planned_elements(n);
-  const double bytes = elements * double(wide ? sizeof(uint128) : sizeof(std::uint64_t));
+  const bool out_of_range = shifted < 0 || static_cast<uint128>(shifted) > plan.total_abs;
+  const double bytes = plan.bytes;
   if (out_of_range) {
     solution result;
     result.algorithm = "two-list";
@@ -473,10 +474,17 @@ solution solve_two_list(const cpu& policy, const problem& p, const solve_options
                                   std::to_string(std::llround(available / 1048576.0)) + " MiB are available",
                               bytes, available);
   }
-  solution result = wide ? solve_flipped(policy, flip<uint128>(p, target), options)
-                         : solve_flipped(policy, flip<std::uint64_t>(p, target), options);
+  solution result = plan.wide ? solve_flipped(policy, flip<uint128>(p, target), options)
+                              : solve_flipped(policy, flip<std::uint64_t>(p, target), options);
+  result.planned_bytes = static_cast<std::uint64_t>(bytes);
   result.seconds.total = seconds_since(start);
   return result;
 }
 
 }  // namespace ssum::detail
+
+namespace ssum {
+
+double two_list_planned_bytes(const problem& p) { return detail::plan_two_list(p).bytes; }
+
+}  // namespace ssum

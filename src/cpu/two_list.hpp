@@ -6,9 +6,6 @@
 
 namespace ssum::detail {
 
-/// Elements (sums) the host two-list allocates for n items: both lists and a merge buffer.
-double two_list_planned_elements(std::size_t n);
-
 /// Solves on the host; the subset it returns is not yet verified (ssum::solve does that).
 solution solve_two_list(const cpu& policy, const problem& p, const solve_options& options);
 

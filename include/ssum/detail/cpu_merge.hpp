@@ -75,6 +75,17 @@ void cpu_merge_cut(unsigned t, unsigned p, AIt a, std::size_t na, const CAt& c, 
   }
 }
 
+/// The lockstep rounds all K lanes can take without a bounds check (at most `cap`): the
+/// fewest any lane has left. `dry` is that lane (a lane with 0 left must leave the lockstep).
+template <int K, class Lane>
+std::size_t lockstep_rounds(const Lane* lane, std::size_t cap, int& dry) {
+  dry = 0;
+  for (int k = 0; k < K; ++k) {
+    if (lane[k].left() < cap) cap = lane[k].left(), dry = k;
+  }
+  return cap;
+}
+
 // ---- merges ----------------------------------------------------------------------------
 
 /// What a merge reads and writes: keys only. b(j) yields b's j-th key.
@@ -124,11 +135,8 @@ void cpu_merge_lanes(const IO& io_in, merge_lane* lane, const Compare& comp_in) 
     const IO io = io_in;
     const Compare comp = comp_in;
     for (;;) {
-      std::size_t steps = SIZE_MAX;
-      int dry = 0;
-      for (int k = 0; k < K; ++k) {
-        if (lane[k].left() < steps) steps = lane[k].left(), dry = k;
-      }
+      int dry;
+      std::size_t steps = lockstep_rounds<K>(lane, SIZE_MAX, dry);
       if (steps == 0) {
         merge_lane& d = lane[dry];
         for (; d.i < d.i_end; ++d.i) io.put_a(d.i, d.j, io.key_a(d.i));
@@ -275,11 +283,8 @@ std::uint64_t cpu_count_lanes(const T* a, const CAt& c_in, std::size_t nc, count
   if constexpr (K > 0) {
     const CAt c = c_in;
     for (;;) {
-      std::size_t steps = SIZE_MAX;
-      int dry = 0;
-      for (int k = 0; k < K; ++k) {
-        if (lane[k].left() < steps) steps = lane[k].left(), dry = k;
-      }
+      int dry;
+      std::size_t steps = lockstep_rounds<K>(lane, SIZE_MAX, dry);
       if (steps == 0) {
         total += cpu_count_finish(a, c, nc, lane[dry]);
         std::swap(lane[dry], lane[K - 1]);
@@ -316,11 +321,8 @@ bool cpu_find_lanes(const T* a, const CAt& c_in, std::size_t nc, merge_lane* lan
     const CAt c = c_in;
     for (;;) {
       if (stop.load(std::memory_order_relaxed)) return false;
-      std::size_t steps = 4096;  // rounds between looks at the flag
-      int dry = -1;
-      for (int k = 0; k < K; ++k) {
-        if (lane[k].left() < steps) steps = lane[k].left(), dry = k;
-      }
+      int dry;
+      std::size_t steps = lockstep_rounds<K>(lane, 4096, dry);  // 4096: rounds between looks at the flag
       if (steps == 0) {
         // The lane's c ran dry first: its remaining a's can only match c's past j_end, and
         // only with the value a[i_end - 1], which c(j_end) has if any of them does.
