@@ -69,14 +69,13 @@ void copy_same_bytes(benchmark::State& state) {
 
 // The single-pass scan with another launch shape or block scan than scan_tuning's, so that
 // the choice in scan_tuning stays a measured one.
-template <int Threads, int Items, int MinBlocks, template <int, class> class BlockScan>
+template <int Threads, int Items, int MinBlocks, template <int, class> class BlockScan, int Flags = 0, class T = std::int32_t>
 void ssum_inclusive_sum_shape(benchmark::State& state) {
   using namespace ssum::cuda_detail;
-  using T = std::int32_t;
   const std::size_t n = std::size_t{1} << state.range(0);
   buffers<T> b(n);
   time_batches(state, 2 * n * sizeof(T), [&] {
-    launch_look_back_scan<Threads, Items, MinBlocks, BlockScan<Threads, T>>(nullptr, b.in, b.out, n, ssum::plus{}, scan_params<T>{});
+    launch_look_back_scan<Threads, Items, MinBlocks, BlockScan<Threads, T>, Flags>(nullptr, b.in, b.out, n, ssum::plus{}, scan_params<T>{});
   });
 }
 
@@ -108,10 +107,18 @@ void register_all() {
   };
   for (int log_n : {16, 20, 24, 28}) {
     add("scan/int32/ssum", ssum_inclusive_sum<std::int32_t>, log_n);
-    add("scan/int32/ssum_tree_block", ssum_inclusive_sum_shape<256, 16, 1, block_scan_tree>, log_n);
+    add("scan/int32/ssum_tree_block", ssum_inclusive_sum_shape<256, 16, 1, block_scan_tree, 15>, log_n);
     if (log_n >= 20) {  // the runners-up of the launch-shape search (docs/performance.md)
-      add("scan/int32/shape_256x24_mb5", ssum_inclusive_sum_shape<256, 24, 5, block_scan_warp>, log_n);
-      add("scan/int32/shape_512x16_mb3", ssum_inclusive_sum_shape<512, 16, 3, block_scan_warp>, log_n);
+      add("scan/int32/shape_256x24_mb5", ssum_inclusive_sum_shape<256, 24, 5, block_scan_warp, 15>, log_n);
+      add("scan/int32/shape_512x16_mb3", ssum_inclusive_sum_shape<512, 16, 3, block_scan_warp, 15>, log_n);
+      // The scan_variant flags (tile_scan.cuh): 1 backoff, 2 full_tile, 4 streaming,
+      // 8 warp_transpose; scan_tuning takes 15.
+      add("scan/int32/variant_0", ssum_inclusive_sum_shape<256, 16, 8, block_scan_warp, 0>, log_n);
+      add("scan/int32/variant_2", ssum_inclusive_sum_shape<256, 16, 8, block_scan_warp, 2>, log_n);
+      add("scan/int32/variant_7", ssum_inclusive_sum_shape<256, 16, 8, block_scan_warp, 7>, log_n);
+      add("scan/int32/variant_15_128x16_mb12", ssum_inclusive_sum_shape<128, 16, 12, block_scan_warp, 15>, log_n);
+      add("scan/int64/variant_0", ssum_inclusive_sum_shape<256, 8, 1, block_scan_warp, 0, std::int64_t>, log_n);
+      add("scan/int64/variant_15_mb4", ssum_inclusive_sum_shape<256, 8, 4, block_scan_warp, 15, std::int64_t>, log_n);
     }
     add("scan/int32/cub", cub_inclusive_sum<std::int32_t>, log_n);
     add("scan/int32/copy", copy_same_bytes<std::int32_t>, log_n);

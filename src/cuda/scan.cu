@@ -48,11 +48,11 @@ void cuda_scan(const cuda& policy, const In* d_in, Out* d_out, std::size_t n, Op
     scan_tile_sums<sums_threads><<<1, sums_threads, 0, stream>>>(sums, prefixes, tiles, op, params.init,
                                                                   params.has_init);
     SSUM_CUDA_CHECK_LAUNCH("scan_tile_sums");
-    scan_tiles<tuning::threads, tuning::items, tuning::min_blocks, typename tuning::block_scan, false>
+    scan_tiles<tuning::threads, tuning::items, tuning::min_blocks, typename tuning::block_scan, false, tuning::flags>
         <<<static_cast<unsigned>(tiles), tuning::threads, 0, stream>>>(d_in, d_out, n, op, params);
     SSUM_CUDA_CHECK_LAUNCH("scan_tiles");
   } else {
-    launch_look_back_scan<tuning::threads, tuning::items, tuning::min_blocks, typename tuning::block_scan>(
+    launch_look_back_scan<tuning::threads, tuning::items, tuning::min_blocks, typename tuning::block_scan, tuning::flags>(
         stream, d_in, d_out, n, op, params);
   }
 }

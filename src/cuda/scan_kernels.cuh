@@ -23,6 +23,10 @@ struct scan_tuning {
   static constexpr int threads = 256;
   static constexpr int items = sizeof(Out) >= 8 ? 8 : 16;
   static constexpr int min_blocks = sizeof(Out) >= 8 ? 1 : 8;  // __launch_bounds__' blocks per SM
+  // All four scan_variant bits: together 5-6% faster than none at 2^28 int32 and 2^20
+  // (bench_scan_cuda's variant_* rows, docs/performance.md).
+  static constexpr int flags = scan_variant::backoff | scan_variant::full_tile | scan_variant::streaming |
+                               scan_variant::warp_transpose;
   using block_scan = block_scan_warp<threads, Out>;
 };
 
@@ -35,7 +39,7 @@ struct scan_params {
   const Out* tile_prefix; // !LookBack: what precedes each tile (includes init)
 };
 
-template <int Threads, int Items, int MinBlocks, class BlockScan, bool LookBack, class In, class Out, class Op>
+template <int Threads, int Items, int MinBlocks, class BlockScan, bool LookBack, int Flags, class In, class Out, class Op>
 __global__ void __launch_bounds__(Threads, MinBlocks) scan_tiles(const In* in, Out* out, std::size_t n, Op op, scan_params<Out> p) {
   using io = tile_io<Threads, Items, Out>;
   constexpr std::size_t tile = Threads * Items;
@@ -56,7 +60,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks) scan_tiles(const In* in, O
   const int valid = static_cast<int>(n - base < tile ? n - base : tile);
 
   Out v[Items];
-  tile_io<Threads, Items, In>::template load<Out>(in, base, valid, v, reinterpret_cast<In*>(raw));
+  tile_io<Threads, Items, In>::template load<Out, Flags>(in, base, valid, v, reinterpret_cast<In*>(raw));
 #pragma unroll
   for (int k = 1; k < Items; ++k) v[k] = op(v[k - 1], v[k]);
   Out inc, excl, aggregate;
@@ -72,7 +76,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks) scan_tiles(const In* in, O
     } else {
       if (threadIdx.x < warp_size) {
         if (threadIdx.x == 0) p.state.publish(tile_id, aggregate, status_aggregate);  // unblock successors early
-        const Out before = look_back<tile_state<Out>, Out>(p.state, tile_id, op);
+        const Out before = look_back<tile_state<Out>, Out, Flags>(p.state, tile_id, op);
         if (threadIdx.x == 0) {
           p.state.publish(tile_id, op(before, aggregate), status_inclusive);
           s_prefix = before;
@@ -99,7 +103,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks) scan_tiles(const In* in, O
 #pragma unroll
     for (int k = 0; k < Items; ++k) io::stage(k, has_first ? op(first, v[k]) : v[k], staged);
   }
-  io::flush(out, base, valid, staged);
+  io::template flush<Flags>(out, base, valid, staged);
 }
 
 // Deterministic path, step 1: the reduction of each tile, combined in the tile's fixed shape.
@@ -147,14 +151,14 @@ __global__ void __launch_bounds__(Threads) scan_tile_sums(const Out* sums, Out* 
 
 // Single pass with decoupled look-back for any launch shape (scan.cu picks scan_tuning's;
 // the benchmarks try others). p carries init / exclusive; its state is set up here.
-template <int Threads, int Items, int MinBlocks, class BlockScan, class In, class Out, class Op>
+template <int Threads, int Items, int MinBlocks, class BlockScan, int Flags, class In, class Out, class Op>
 void launch_look_back_scan(cudaStream_t stream, const In* in, Out* out, std::size_t n, Op op, scan_params<Out> p) {
   using state_t = tile_state<Out>;
   const std::size_t tiles = (n + Threads * Items - 1) / (Threads * Items);
   device_buffer scratch(state_t::bytes(tiles), stream);
   p.state = state_t::bind(scratch.as<void>(), tiles);
   SSUM_CUDA_CHECK(cudaMemsetAsync(scratch.as<void>(), 0, state_t::zeroed_bytes(tiles), stream));
-  scan_tiles<Threads, Items, MinBlocks, BlockScan, true><<<static_cast<unsigned>(tiles), Threads, 0, stream>>>(in, out, n, op, p);
+  scan_tiles<Threads, Items, MinBlocks, BlockScan, true, Flags><<<static_cast<unsigned>(tiles), Threads, 0, stream>>>(in, out, n, op, p);
   SSUM_CUDA_CHECK_LAUNCH("scan_tiles");
 }
 

@@ -20,6 +20,29 @@ namespace ssum::cuda_detail {
 
 constexpr unsigned status_invalid = 0, status_aggregate = 1, status_inclusive = 2;
 
+// Variants of the single-pass scan, as bit flags, so that bench_scan_cuda can compare them
+// in one run and scan_tuning keeps the measured winner:
+//   backoff    look-back lanes sleep between polls of a not-yet-published tile (less L2
+//              traffic competing with the data stream);
+//   full_tile  full tiles load and store without bounds checks;
+//   streaming  the input is read and the output written with evict-first cache hints;
+//   warp_transpose  each warp moves its own 32 x Items elements through its own part of
+//              shared memory, so loads and stores need __syncwarp, not block barriers.
+namespace scan_variant {
+constexpr int backoff = 1, full_tile = 2, streaming = 4, warp_transpose = 8;
+}
+
+template <int Flags, class T>
+__device__ __forceinline__ T load_element(const T* p) {
+  if constexpr ((Flags & scan_variant::streaming) != 0) return __ldcs(p);
+  else return *p;
+}
+template <int Flags, class T>
+__device__ __forceinline__ void store_element(T* p, T v) {
+  if constexpr ((Flags & scan_variant::streaming) != 0) __stcs(p, v);
+  else *p = v;
+}
+
 // One padding slot per 32 elements: the blocked reads (stride Items) become conflict-free.
 __device__ __forceinline__ int padded(int i) { return i + i / 32; }
 
@@ -28,16 +51,40 @@ struct tile_io {
   static constexpr int tile = Threads * Items;
   static constexpr int slots = tile + tile / 32;
 
+  // The k-th coalesced element this thread moves: striped over the block, or over its warp's
+  // own 32 x Items elements.
+  template <int Flags>
+  __device__ static int striped(int k) {
+    if constexpr ((Flags & scan_variant::warp_transpose) != 0) {
+      return static_cast<int>(threadIdx.x / 32) * 32 * Items + k * 32 + static_cast<int>(threadIdx.x % 32);
+    } else {
+      return k * Threads + static_cast<int>(threadIdx.x);
+    }
+  }
+  template <int Flags>
+  __device__ static void transpose_barrier() {
+    if constexpr ((Flags & scan_variant::warp_transpose) != 0) __syncwarp();
+    else __syncthreads();
+  }
+
   // in[base, base + valid) -> v[k] = element threadIdx.x * Items + k; lanes past `valid`
   // repeat their last valid element (or Fill when they have none). buf: `slots` elements.
-  template <class Out, class In>
+  template <class Out, int Flags = 0, class In>
   __device__ static void load(const In* in, std::size_t base, int valid, Out (&v)[Items], In* buf) {
+    if ((Flags & scan_variant::full_tile) != 0 && valid == tile) {
+      In r[Items];  // all loads in flight before the first shared-memory store
 #pragma unroll
-    for (int k = 0; k < Items; ++k) {
-      const int i = k * Threads + threadIdx.x;  // striped: a warp reads 32 neighbours
-      if (i < valid) buf[padded(i)] = in[base + i];
+      for (int k = 0; k < Items; ++k) r[k] = load_element<Flags>(in + base + striped<Flags>(k));
+#pragma unroll
+      for (int k = 0; k < Items; ++k) buf[padded(striped<Flags>(k))] = r[k];
+    } else {
+#pragma unroll
+      for (int k = 0; k < Items; ++k) {
+        const int i = striped<Flags>(k);  // a warp reads 32 neighbours
+        if (i < valid) buf[padded(i)] = load_element<Flags>(in + base + i);
+      }
     }
-    __syncthreads();
+    transpose_barrier<Flags>();
 #pragma unroll
     for (int k = 0; k < Items; ++k) {
       const int i = threadIdx.x * Items + k;
@@ -53,13 +100,21 @@ struct tile_io {
   __device__ static void stage(int k, Out value, Out* buf) {
     buf[padded(threadIdx.x * Items + k)] = value;
   }
-  template <class Out>
+  template <int Flags = 0, class Out>
   __device__ static void flush(Out* out, std::size_t base, int valid, const Out* buf) {
-    __syncthreads();
+    transpose_barrier<Flags>();
+    if ((Flags & scan_variant::full_tile) != 0 && valid == tile) {
+#pragma unroll
+      for (int k = 0; k < Items; ++k) {
+        const int i = striped<Flags>(k);
+        store_element<Flags>(out + base + i, buf[padded(i)]);
+      }
+      return;
+    }
 #pragma unroll
     for (int k = 0; k < Items; ++k) {
-      const int i = k * Threads + threadIdx.x;
-      if (i < valid) out[base + i] = buf[padded(i)];
+      const int i = striped<Flags>(k);
+      if (i < valid) store_element<Flags>(out + base + i, buf[padded(i)]);
     }
   }
 };
@@ -86,10 +141,16 @@ struct tile_state<T, true> {
     ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device>(word[tile])
         .store((static_cast<unsigned long long>(status) << 32) | bits, ::cuda::memory_order_relaxed);
   }
+  template <bool Backoff = false>
   __device__ unsigned wait(std::size_t tile, T& value) const {
     ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_device> w(word[tile]);
     unsigned long long v;
+    unsigned sleep = 16;
     while (((v = w.load(::cuda::memory_order_relaxed)) >> 32) == status_invalid) {
+      if constexpr (Backoff) {
+        __nanosleep(sleep);
+        sleep = sleep < 512 ? 2 * sleep : sleep;
+      }
     }
     const unsigned bits = static_cast<unsigned>(v);
     memcpy(&value, &bits, sizeof(T));
@@ -117,10 +178,16 @@ struct tile_state<T, false> {
     (status == status_inclusive ? inclusive : aggregate)[tile] = value;
     ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device>(flag[tile]).store(status, ::cuda::memory_order_release);
   }
+  template <bool Backoff = false>
   __device__ unsigned wait(std::size_t tile, T& value) const {
     ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> f(flag[tile]);
     unsigned status;
+    unsigned sleep = 16;
     while ((status = f.load(::cuda::memory_order_acquire)) == status_invalid) {
+      if constexpr (Backoff) {
+        __nanosleep(sleep);
+        sleep = sleep < 512 ? 2 * sleep : sleep;
+      }
     }
     value = status == status_inclusive ? inclusive[tile] : aggregate[tile];
     return status;
@@ -129,7 +196,7 @@ struct tile_state<T, false> {
 
 // Called by all 32 lanes of one warp for tile > 0; returns the exclusive prefix of `tile`
 // (everything before it) in every lane.
-template <class State, class T, class Op>
+template <class State, class T, int Flags = 0, class Op>
 __device__ T look_back(const State& state, std::size_t tile, Op op) {
   const int lane = threadIdx.x % 32;
   T prefix{};
@@ -139,7 +206,7 @@ __device__ T look_back(const State& state, std::size_t tile, Op op) {
     const long long idx = end - 1 - lane;        // lane 0 is the nearest tile
     unsigned status = status_inclusive;
     T value{};
-    if (idx >= 0) status = state.wait(static_cast<std::size_t>(idx), value);
+    if (idx >= 0) status = state.template wait<(Flags & scan_variant::backoff) != 0>(static_cast<std::size_t>(idx), value);
     // Tile 0 always publishes an inclusive prefix, so lanes before it are never reached.
     const unsigned found = __ballot_sync(0xffffffffu, idx >= 0 && status == status_inclusive);
     const int last = found ? __ffs(found) - 1 : 31;  // lanes [0, last] take part
