@@ -1,22 +1,27 @@
 // ssum::odd_even_sort and segmented_odd_even_sort on CUDA.
-//   up to one tile (2048 keys): one launch, one block (odd_even_block.cuh), the convergence
-//     test evaluated on the device;
+//   up to one warp's capacity (1024 integer keys, 512 otherwise): one launch of one warp,
+//     keys in registers (odd_even_warp.cuh), the convergence test evaluated on the device;
+//   up to one tile (2048 keys): one launch, one block (odd_even_block.cuh);
 //   more: every tile sorted by its own block, then odd-even rounds of merge-split between
 //     neighbouring tiles (Baudet and Stevenson 1978), one launch per round; a round whose two
 //     predecessors changed nothing returns at once, so converged rounds cost a launch only;
-//   segmented: segments up to 256 keys get a warp each, up to 2048 a block each, all in one
-//     launch per class; longer segments go through the multi-tile path one by one.
+//   segmented (device offsets): one pass checks the offsets and sorts out the segments by
+//     length; segments up to 32 keys get 8 lanes each, up to 256 and up to the warp capacity a
+//     warp each, up to 2048 a block each, all in one launch per class; longer segments go
+//     through the multi-tile path one by one.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "cuda/check.cuh"
 #include "cuda/device_buffer.cuh"
 #include "cuda/odd_even_block.cuh"
+#include "cuda/odd_even_warp.cuh"
 #include "ssum/sort.hpp"
 
 namespace ssum::cuda_detail {
@@ -66,6 +71,94 @@ __global__ void __launch_bounds__(Threads) sort_segments(Key* keys, Value* value
   }
 }
 
+// The most keys one warp sorts in registers: 32 lanes x 32 keys when ties are invisible,
+// else 16 keys a lane (positions ride along, and 32 would spill).
+template <class Key, class Value>
+inline constexpr int warp_items = ties_visible<Key, Value> ? 16 : 32;
+
+// One warp sorts keys[0, n), n <= 32 * Items.
+template <int Items, class Key, class Value, class Compare>
+__global__ void __launch_bounds__(32) sort_one_warp(Key* keys, Value* values, int n, Compare comp) {
+  using warp = warp_odd_even_sort<Items, 32, Key, Value, Compare>;
+  typename warp::run x;
+  warp::load(x, keys, values, n);
+  warp::sort(x, comp);
+  warp::store(x, keys, values, n);
+}
+
+// Segments of a class, a group of Lanes lanes each (32 / Lanes segments a warp).
+template <int Items, int Lanes, class Key, class Value, class Compare>
+__global__ void __launch_bounds__(256) sort_segments_in_warps(Key* keys, Value* values, const segment* segs,
+                                                               std::size_t count, Compare comp) {
+  using warp = warp_odd_even_sort<Items, Lanes, Key, Value, Compare>;
+  const std::size_t s = (std::size_t(blockIdx.x) * 256 + threadIdx.x) / Lanes;
+  const segment seg = s < count ? segs[s] : segment{0, 0};
+  const int c = static_cast<int>(seg.count);
+  Value* const v = has_values<Value> ? values + seg.begin : values;
+  typename warp::run x;
+  warp::load(x, keys + seg.begin, v, c);
+  warp::sort(x, comp);  // the whole warp, also groups past the end
+  warp::store(x, keys + seg.begin, v, c);
+}
+
+// Segments of up to 32 keys are sorted straight from the offsets (8 lanes each); the others
+// were listed by classify_segments.
+template <class Key, class Value, class Compare>
+__global__ void __launch_bounds__(256) sort_short_segments(Key* keys, Value* values, const std::size_t* offsets,
+                                                           std::size_t segments, Compare comp) {
+  constexpr int lanes = 8;
+  using warp = warp_odd_even_sort<4, lanes, Key, Value, Compare>;
+  const std::size_t s = (std::size_t(blockIdx.x) * 256 + threadIdx.x) / lanes;
+  std::size_t begin = 0, count = 0;
+  if (s < segments) {
+    begin = offsets[s];
+    count = offsets[s + 1] - begin;  // offsets were checked before this launch
+    if (count > warp::capacity) count = 0;
+  }
+  const int c = static_cast<int>(count);
+  Value* const v = has_values<Value> ? values + begin : values;
+  typename warp::run x;
+  warp::load(x, keys + begin, v, c);
+  warp::sort(x, comp);
+  warp::store(x, keys + begin, v, c);
+}
+
+// Segment classes by length, as classify_segments fills them.
+enum segment_class { short_class = 0, warp_class, wide_warp_class, block_class, long_class, class_count };
+struct segment_census {
+  unsigned long long bad;                  // offsets that decrease or run past n
+  unsigned long long count[class_count];  // segments listed per class (short ones are not listed)
+};
+
+// Where classify_segments lists the segments of each class (short ones are not listed).
+struct segment_lists {
+  segment* list[class_count];
+  unsigned long long room[class_count];
+};
+
+// Checks the offsets and lists every segment longer than 32 keys under its class. Valid
+// offsets describe disjoint segments, so `room` (from n) always suffices; with invalid ones
+// overlapping segments could overflow a list, so the write is guarded and counted as bad.
+__global__ void classify_segments(const std::size_t* offsets, std::size_t segments, std::size_t n, int wide_limit,
+                                  segment_census* census, segment_lists lists) {
+  const std::size_t s = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (s >= segments) return;
+  const std::size_t begin = offsets[s], end = offsets[s + 1];
+  if (end < begin || end > n) {
+    atomicAdd(&census->bad, 1ull);
+    return;
+  }
+  const std::size_t count = end - begin;
+  if (count <= 32) return;
+  const int c = count <= 256 ? warp_class
+                : count <= std::size_t(wide_limit) ? wide_warp_class
+                : count <= tile ? block_class
+                : long_class;
+  const unsigned long long slot = atomicAdd(&census->count[c], 1ull);
+  if (slot < lists.room[c]) lists.list[c][slot] = segment{begin, count};
+  else atomicAdd(&census->bad, 1ull);
+}
+
 // One odd-even round over sorted tiles: block p merge-splits tiles 2p + parity and the next.
 // changed[round] records whether any pair moved; the sort has converged once two rounds in a
 // row (one odd, one even) moved nothing.
@@ -109,7 +202,13 @@ __global__ void __launch_bounds__(tile_threads)
 template <class Key, class Value, class Compare>
 void sort_range(cudaStream_t stream, Key* keys, Value* values, std::size_t n, Compare comp) {
   if (n <= 1) return;
-  if (n <= 1024) {  // the seed's size: 128 threads of 8 keys
+  constexpr int wi = warp_items<Key, Value>;
+  if (n <= std::size_t(32 * wi)) {  // the seed's size: one warp, keys in registers
+    sort_one_warp<wi><<<1, 32, 0, stream>>>(keys, values, static_cast<int>(n), comp);
+    SSUM_CUDA_CHECK_LAUNCH("sort_one_warp");
+    return;
+  }
+  if (n <= 1024) {  // 128 threads of 8 keys
     sort_tiles<128><<<1, 128, 0, stream>>>(keys, values, n, comp);
     SSUM_CUDA_CHECK_LAUNCH("sort_tiles");
     return;
@@ -151,48 +250,65 @@ void cuda_odd_even_sort(const cuda& policy, Key* d_keys, Value* d_values, std::s
 
 template <class Key, class Value, class Compare>
 void cuda_segmented_odd_even_sort(const cuda& policy, Key* d_keys, Value* d_values, std::size_t n,
-                                  const std::size_t* offsets, std::size_t segments, Compare comp) {
-  using cuda_detail::segment;
+                                  const std::size_t* d_offsets, std::size_t segments, Compare comp) {
+  using namespace cuda_detail;
   if (segments == 0) return;
-  if (!offsets) throw std::invalid_argument("ssum::cuda segmented_odd_even_sort: null offsets");
-  for (std::size_t s = 0; s < segments; ++s) {
-    if (offsets[s + 1] < offsets[s]) throw std::invalid_argument("ssum::cuda segmented_odd_even_sort: offsets decrease");
-  }
-  if (offsets[segments] > n) throw std::invalid_argument("ssum::cuda segmented_odd_even_sort: offsets beyond n");
-  if (offsets[segments] > offsets[0] && (!d_keys || (cuda_detail::has_values<Value> && !d_values))) {
+  if (!d_offsets) throw std::invalid_argument("ssum::cuda segmented_odd_even_sort: null offsets");
+  if (n > 0 && (!d_keys || (has_values<Value> && !d_values))) {
     throw std::invalid_argument("ssum::cuda segmented_odd_even_sort: null device pointer");
   }
-  cuda_detail::device_scope on(policy.device);
+  if (segments > std::size_t{0x7fffffff} * 32) throw std::invalid_argument("ssum::cuda segmented_odd_even_sort: too many segments");
+  device_scope on(policy.device);
   const cudaStream_t stream = policy.stream;
-  // Classes by length: a warp (32 threads x 8 keys), a block (256 x 8), or the tile path.
-  std::vector<segment> warp_segs, block_segs;
-  for (std::size_t s = 0; s < segments; ++s) {
-    const segment seg{offsets[s], offsets[s + 1] - offsets[s]};
-    if (seg.count <= 1) continue;
-    if (seg.count <= 32 * cuda_detail::items) warp_segs.push_back(seg);
-    else if (seg.count <= cuda_detail::tile) block_segs.push_back(seg);
-    else cuda_detail::sort_range(stream, d_keys + seg.begin, cuda_detail::has_values<Value> ? d_values + seg.begin : d_values, seg.count, comp);
+  constexpr int wi = warp_items<Key, Value>;
+  constexpr int wide_limit = 32 * wi;
+  // Room per listed class: disjoint segments of at least L keys number at most n / L.
+  segment_lists lists{};
+  const std::size_t shortest[class_count] = {0, 33, 257, std::size_t(wide_limit) + 1, tile + 1};
+  std::size_t total = 0;
+  for (int c = warp_class; c < class_count; ++c) lists.room[c] = std::min(segments, n / shortest[c]), total += lists.room[c];
+  device_buffer scratch(sizeof(segment_census) + (total ? total : 1) * sizeof(segment), stream);
+  auto* census = scratch.as<segment_census>();
+  segment* next = scratch.as<segment>(sizeof(segment_census));
+  for (int c = warp_class; c < class_count; ++c) lists.list[c] = next, next += lists.room[c];
+  SSUM_CUDA_CHECK(cudaMemsetAsync(census, 0, sizeof(segment_census), stream));
+  classify_segments<<<static_cast<unsigned>((segments + 255) / 256), 256, 0, stream>>>(d_offsets, segments, n,
+                                                                                       wide_limit, census, lists);
+  SSUM_CUDA_CHECK_LAUNCH("classify_segments");
+  // One look at the census: bad offsets are refused before any key moves, and the class
+  // sizes give exact grids.
+  segment_census got{};
+  SSUM_CUDA_CHECK(cudaMemcpyAsync(&got, census, sizeof got, cudaMemcpyDeviceToHost, stream));
+  SSUM_CUDA_CHECK(cudaStreamSynchronize(stream));
+  if (got.bad) {
+    throw std::invalid_argument("ssum::cuda segmented_odd_even_sort: " + std::to_string(got.bad) +
+                                " segment(s) with offsets that decrease or run past n");
   }
-  const std::size_t listed = warp_segs.size() + block_segs.size();
-  if (listed == 0) return;
-  if (warp_segs.size() > 0x7fffffff || block_segs.size() > 0x7fffffff) {
-    throw std::invalid_argument("ssum::cuda segmented_odd_even_sort: too many segments");
+  const unsigned short_blocks = static_cast<unsigned>((segments + 31) / 32);  // 8 lanes a segment
+  sort_short_segments<<<short_blocks, 256, 0, stream>>>(d_keys, d_values, d_offsets, segments, comp);
+  SSUM_CUDA_CHECK_LAUNCH("sort_short_segments");
+  if (const std::size_t c = got.count[warp_class]) {
+    sort_segments_in_warps<8, 32><<<static_cast<unsigned>((c + 7) / 8), 256, 0, stream>>>(
+        d_keys, d_values, lists.list[warp_class], c, comp);
+    SSUM_CUDA_CHECK_LAUNCH("sort_segments_in_warps<8>");
   }
-  cuda_detail::device_buffer list(listed * sizeof(segment), stream);
-  std::vector<segment> all(warp_segs);
-  all.insert(all.end(), block_segs.begin(), block_segs.end());
-  SSUM_CUDA_CHECK(cudaMemcpyAsync(list.as<void>(), all.data(), listed * sizeof(segment), cudaMemcpyHostToDevice, stream));
-  // The host vector must outlive the copy: pageable memory makes the copy complete on return.
-  if (!warp_segs.empty()) {
-    cuda_detail::sort_segments<32><<<static_cast<unsigned>(warp_segs.size()), 32, 0, stream>>>(
-        d_keys, d_values, list.as<segment>(), comp);
-    SSUM_CUDA_CHECK_LAUNCH("sort_segments<32>");
+  if (const std::size_t c = got.count[wide_warp_class]) {
+    sort_segments_in_warps<wi, 32><<<static_cast<unsigned>((c + 7) / 8), 256, 0, stream>>>(
+        d_keys, d_values, lists.list[wide_warp_class], c, comp);
+    SSUM_CUDA_CHECK_LAUNCH("sort_segments_in_warps<wide>");
   }
-  if (!block_segs.empty()) {
-    cuda_detail::sort_segments<cuda_detail::tile_threads>
-        <<<static_cast<unsigned>(block_segs.size()), cuda_detail::tile_threads, 0, stream>>>(
-            d_keys, d_values, list.as<segment>() + warp_segs.size(), comp);
+  if (const std::size_t c = got.count[block_class]) {
+    sort_segments<tile_threads><<<static_cast<unsigned>(c), tile_threads, 0, stream>>>(
+        d_keys, d_values, lists.list[block_class], comp);
     SSUM_CUDA_CHECK_LAUNCH("sort_segments<256>");
+  }
+  if (const std::size_t c = got.count[long_class]) {
+    std::vector<segment> longs(c);
+    SSUM_CUDA_CHECK(cudaMemcpyAsync(longs.data(), lists.list[long_class], c * sizeof(segment), cudaMemcpyDeviceToHost, stream));
+    SSUM_CUDA_CHECK(cudaStreamSynchronize(stream));
+    for (const segment& seg : longs) {
+      sort_range(stream, d_keys + seg.begin, has_values<Value> ? d_values + seg.begin : d_values, seg.count, comp);
+    }
   }
 }
 

@@ -113,19 +113,83 @@ TYPED_TEST(CudaSort, SegmentedMatchesPerSegmentStableSort) {
     std::stable_sort(expect.begin() + offsets[s], expect.begin() + offsets[s + 1], ssum::less{});
   }
   device_array<K> keys(input);
-  ssum::segmented_odd_even_sort(ssum::cuda{}, keys.ptr, n, offsets.data(), offsets.size() - 1);
+  device_array<std::size_t> d_offsets(offsets);
+  ssum::segmented_odd_even_sort(ssum::cuda{}, keys.ptr, n, d_offsets.ptr, offsets.size() - 1);
   EXPECT_EQ(keys.to_host(), expect);
+}
+
+// Every length class of the segmented sort, many segments each, with values (stability) and
+// without, ascending and descending: lengths 0..40 cover the 8-lane class and its edge,
+// 200..300 the warp class, 500..1100 the wide warp class, 1500..2100 the block class.
+TYPED_TEST(CudaSort, SegmentedLengthClassesMatchStableSort) {
+  SKIP_WITHOUT_DEVICE();
+  using K = TypeParam;
+  std::mt19937_64 rng(11);
+  std::vector<std::size_t> offsets = {0};
+  for (int s = 0; s < 41; ++s) offsets.push_back(offsets.back() + s);
+  for (int s = 0; s < 300; ++s) offsets.push_back(offsets.back() + rng() % 33);
+  for (std::size_t len : {200, 255, 256, 257, 300, 511, 512, 513, 1023, 1024, 1025, 1100, 1500, 2047, 2048, 2049, 3001}) {
+    offsets.push_back(offsets.back() + len);
+  }
+  for (int s = 0; s < 40; ++s) offsets.push_back(offsets.back() + 33 + rng() % 1000);
+  const std::size_t n = offsets.back();
+  for (pattern p : {pattern::random, pattern::few_values, pattern::reversed}) {
+    const auto input = make_keys<K>(n, p, 17 + int(p));
+    std::vector<std::uint32_t> idx(n);
+    std::iota(idx.begin(), idx.end(), 0u);
+    for (bool descending : {false, true}) {
+      std::vector<std::uint32_t> expect_idx = idx;
+      for (std::size_t s = 0; s + 1 < offsets.size(); ++s) {
+        std::stable_sort(expect_idx.begin() + offsets[s], expect_idx.begin() + offsets[s + 1],
+                         [&](std::uint32_t a, std::uint32_t b) {
+                           return descending ? ssum::greater{}(input[a], input[b]) : ssum::less{}(input[a], input[b]);
+                         });
+      }
+      std::vector<K> expect_keys(n);
+      for (std::size_t i = 0; i < n; ++i) expect_keys[i] = input[expect_idx[i]];
+      device_array<std::size_t> d_offsets(offsets);
+      device_array<K> keys(input);
+      device_array<K> keys2(input);
+      device_array<std::uint32_t> values(idx);
+      if (descending) {
+        ssum::segmented_odd_even_sort(ssum::cuda{}, keys.ptr, n, d_offsets.ptr, offsets.size() - 1, ssum::greater{});
+        ssum::segmented_odd_even_sort(ssum::cuda{}, keys2.ptr, values.ptr, n, d_offsets.ptr, offsets.size() - 1,
+                                      ssum::greater{});
+      } else {
+        ssum::segmented_odd_even_sort(ssum::cuda{}, keys.ptr, n, d_offsets.ptr, offsets.size() - 1);
+        ssum::segmented_odd_even_sort(ssum::cuda{}, keys2.ptr, values.ptr, n, d_offsets.ptr, offsets.size() - 1);
+      }
+      const auto got = keys.to_host();
+      ASSERT_EQ(std::memcmp(got.data(), expect_keys.data(), n * sizeof(K)), 0) << "keys, pattern " << int(p);
+      const auto got2 = keys2.to_host();
+      ASSERT_EQ(std::memcmp(got2.data(), expect_keys.data(), n * sizeof(K)), 0) << "pair keys, pattern " << int(p);
+      ASSERT_EQ(values.to_host(), expect_idx) << "stability, pattern " << int(p) << (descending ? " descending" : "");
+    }
+  }
 }
 
 TEST(CudaSortErrors, BadOffsetsAreRefusedBeforeTouchingData) {
   SKIP_WITHOUT_DEVICE();
   const std::vector<int> input = {5, 4, 3, 2, 1};
   device_array<int> keys(input);
-  const std::vector<std::size_t> decreasing = {0, 3, 2, 5};
-  EXPECT_THROW(ssum::segmented_odd_even_sort(ssum::cuda{}, keys.ptr, 5, decreasing.data(), 3), std::invalid_argument);
-  const std::vector<std::size_t> beyond = {0, 6};
-  EXPECT_THROW(ssum::segmented_odd_even_sort(ssum::cuda{}, keys.ptr, 5, beyond.data(), 1), std::invalid_argument);
+  device_array<std::size_t> decreasing(std::vector<std::size_t>{0, 3, 2, 5});
+  EXPECT_THROW(ssum::segmented_odd_even_sort(ssum::cuda{}, keys.ptr, 5, decreasing.ptr, 3), std::invalid_argument);
+  device_array<std::size_t> beyond(std::vector<std::size_t>{0, 6});
+  EXPECT_THROW(ssum::segmented_odd_even_sort(ssum::cuda{}, keys.ptr, 5, beyond.ptr, 1), std::invalid_argument);
+  // Overlapping long segments (offsets that go down and up again) must not overflow a list.
+  // (10 segments of 100 keys in 100 keys: the 33..256 list has room for 3.)
+  std::vector<int> hundred(100);
+  std::iota(hundred.rbegin(), hundred.rend(), 0);
+  device_array<int> keys100(hundred);
+  std::vector<std::size_t> zigzag;
+  for (int i = 0; i < 20; ++i) zigzag.push_back(i % 2 ? 100 : 0);
+  device_array<std::size_t> d_zigzag(zigzag);
+  EXPECT_THROW(ssum::segmented_odd_even_sort(ssum::cuda{}, keys100.ptr, 100, d_zigzag.ptr, zigzag.size() - 1),
+               std::invalid_argument);
+  EXPECT_EQ(keys100.to_host(), hundred);
   EXPECT_EQ(keys.to_host(), input);
+  EXPECT_THROW(ssum::segmented_odd_even_sort(ssum::cuda{}, keys.ptr, 5, static_cast<const std::size_t*>(nullptr), 1),
+               std::invalid_argument);
   int* null = nullptr;
   EXPECT_THROW(ssum::odd_even_sort(ssum::cuda{}, null, 3), std::invalid_argument);
 }
