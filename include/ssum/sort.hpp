@@ -82,10 +82,19 @@ void segmented_odd_even_sort(const cpu& policy, Key* keys, Value* values, std::s
 }  // namespace ssum
 
 // ---- CUDA ----------------------------------------------------------------------------
-// Device pointers for keys and values; offsets of segmented sorts are a HOST array (the
-// sort dispatches segments by length: many short ones in one launch, long ones tile-wise).
-// Keys: int32, uint32, int64, uint64, float, double; values: none or uint32; comparators:
-// ssum::less, ssum::greater. Ordered on the policy's stream.
+// Device pointers for keys, values and the offsets of segmented sorts. Keys: int32, uint32,
+// int64, uint64, float, double; values: none or uint32; comparators: ssum::less,
+// ssum::greater. Ordered on the policy's stream.
+// segmented_odd_even_sort checks the offsets on the device and sorts the segments by length
+// class (up to 32 keys: 8 lanes a segment; up to 1024 (512 when values ride along or keys are
+// floating point): a warp; up to 2048: a block; longer: the multi-tile path), so it waits for
+// the stream once, to learn the class sizes; offsets that decrease or run past n throw
+// std::invalid_argument before any key moves. odd_even_sort's small sorts (up to one warp's
+// keys) run in one warp's registers; ties are broken by input position where they are
+// visible, so the transposition sorts stay stable on every path.
+// odd_even_merge_sort (Batcher's network, not stable) sorts 4096-key tiles in shared memory,
+// then runs each merge level in a few launches; it takes a scratch copy of the keys (and
+// values) from the stream-ordered pool for the duration of the call.
 
 namespace ssum {
 namespace detail {
@@ -104,6 +113,9 @@ void cuda_odd_even_sort(const cuda& policy, Key* d_keys, Value* d_values, std::s
 template <class Key, class Value, class Compare>
 void cuda_segmented_odd_even_sort(const cuda& policy, Key* d_keys, Value* d_values, std::size_t n,
                                   const std::size_t* offsets, std::size_t segments, Compare comp);
+// Compiled in src/cuda/odd_even_merge_sort.cu for the supported combinations.
+template <class Key, class Value, class Compare>
+void cuda_odd_even_merge_sort(const cuda& policy, Key* d_keys, Value* d_values, std::size_t n, Compare comp);
 }  // namespace detail
 
 template <class Key, class Compare = less>
@@ -115,6 +127,16 @@ template <class Key, class Value, class Compare = less>
 void odd_even_sort(const cuda& policy, Key* d_keys, Value* d_values, std::size_t n, Compare comp = {}) {
   static_assert(detail::cuda_sort_supported<Key, Value, Compare>, "no CUDA sort for this key/value/comparator (see sort.hpp)");
   detail::cuda_odd_even_sort(policy, d_keys, d_values, n, comp);
+}
+template <class Key, class Compare = less>
+void odd_even_merge_sort(const cuda& policy, Key* d_keys, std::size_t n, Compare comp = {}) {
+  static_assert(detail::cuda_sort_supported<Key, detail::no_values, Compare>, "no CUDA sort for this key/comparator (see sort.hpp)");
+  detail::cuda_odd_even_merge_sort(policy, d_keys, static_cast<detail::no_values*>(nullptr), n, comp);
+}
+template <class Key, class Value, class Compare = less>
+void odd_even_merge_sort(const cuda& policy, Key* d_keys, Value* d_values, std::size_t n, Compare comp = {}) {
+  static_assert(detail::cuda_sort_supported<Key, Value, Compare>, "no CUDA sort for this key/value/comparator (see sort.hpp)");
+  detail::cuda_odd_even_merge_sort(policy, d_keys, d_values, n, comp);
 }
 template <class Key, class Compare = less>
 void segmented_odd_even_sort(const cuda& policy, Key* d_keys, std::size_t n, const std::size_t* offsets,
