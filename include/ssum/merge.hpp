@@ -1,5 +1,5 @@
 #pragma once
-// Merges of sorted sequences and the equal-pairs search, on the host.
+// Merges of sorted sequences and the equal-pairs search, on the host and on CUDA devices.
 //
 //   merge(policy, a, na, b, nb, out [, comp])            out = stable merge of a and b
 //   merge_by_key(policy, a_keys, a_values, na, b_keys, b_values, nb, out_keys, out_values [, comp])
@@ -32,6 +32,7 @@
 // found a match; which match it returns may differ run to run.
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "ssum/detail/cpu_merge.hpp"
 #include "ssum/merge_path.hpp"
@@ -96,6 +97,106 @@ pair_match find_pair_sum(const cpu& policy, const T* a, std::size_t na, const T*
 template <class T>
 std::uint64_t count_pair_sums(const cpu& policy, const T* a, std::size_t na, const T* b, std::size_t nb, T t) {
   return detail::cpu_count_pair_sums(resolved_threads(policy), detail::cpu_merge_grain, a, na, b, nb, t);
+}
+
+}  // namespace ssum
+
+// ---- CUDA ----------------------------------------------------------------------------
+// Device pointers for every array (a generator's `data` too); results ordered on the
+// policy's stream. merge, merge_by_key and merge_generated return at once (nothing
+// synchronises); find_pair_sum and count_pair_sums return host values, so they wait for the
+// stream. Supported:
+//   merge / merge_generated   T in int32, int64, uint32, uint64, float, double; comparators
+//                             ssum::less, ssum::greater; generators plus_constant<T> and
+//                             minus_reversed<T> (the only two compiled for the device);
+//   merge_by_key              keys as above, values uint32 or uint64;
+//   find/count_pair_sums      T in int32, int64, uint32, uint64; the host's exact semantics
+//                             (see the top of this file; counts wrap modulo 2^64 past that).
+// Scheme (src/cuda/merge_kernels.cuh): merge path on the GPU (Odeh et al. 2012; Green, McColl
+// and Bader, "GPU Merge Path", 2012). One kernel finds where each output tile of
+// threads x items elements (256 x 15 for 4-byte keys, 256 x 11 for 8-byte) starts in a, by
+// merge_path_split; a second merges each tile in shared memory (coalesced loads, generated b
+// computed while loading, one merge_path_split per thread, Items sequential steps, staged
+// coalesced stores). Scratch: 8 bytes per tile (under 0.1% of the data), from the
+// stream-ordered pool. The pair searches walk the merge of A with C = t - B reversed with the
+// same tiles; runs of equal values that cross tiles are counted once (see the kernels).
+// find_pair_sum checks a stop flag once per tile, so tiles that start after a match leave at
+// once; which match it returns may differ run to run.
+// Limits: fewer than 2^31 tiles (over 5 x 10^12 outputs); outputs must not overlap inputs.
+// Null device pointers for a non-empty range, and a minus_reversed with n < nb, throw
+// std::invalid_argument; CUDA failures throw ssum::cuda_error.
+
+namespace ssum {
+namespace detail {
+template <class T>
+inline constexpr bool cuda_merge_type =
+    std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t> || std::is_same_v<T, std::uint32_t> ||
+    std::is_same_v<T, std::uint64_t> || std::is_same_v<T, float> || std::is_same_v<T, double>;
+template <class T, class Compare>
+inline constexpr bool cuda_merge_supported =
+    cuda_merge_type<T> && (std::is_same_v<Compare, less> || std::is_same_v<Compare, greater>);
+template <class V>
+inline constexpr bool cuda_merge_value = std::is_same_v<V, std::uint32_t> || std::is_same_v<V, std::uint64_t>;
+template <class T, class BAt>
+inline constexpr bool cuda_merge_generator =
+    std::is_same_v<BAt, plus_constant<T>> || std::is_same_v<BAt, minus_reversed<T>>;
+template <class T>
+inline constexpr bool cuda_pair_sum_type = std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t> ||
+                                           std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::uint64_t>;
+
+// Compiled in src/cuda/merge.cu for the supported combinations.
+template <class T, class Compare>
+void cuda_merge(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb, T* d_out,
+                Compare comp);
+template <class K, class V, class Compare>
+void cuda_merge_by_key(const cuda& policy, const K* d_a_keys, const V* d_a_values, std::size_t na, const K* d_b_keys,
+                       const V* d_b_values, std::size_t nb, K* d_out_keys, V* d_out_values, Compare comp);
+template <class T, class BAt, class Compare>
+void cuda_merge_generated(const cuda& policy, const T* d_a, std::size_t na, BAt b_at, std::size_t nb, T* d_out,
+                          Compare comp);
+template <class T>
+pair_match cuda_find_pair_sum(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb, T t);
+template <class T>
+std::uint64_t cuda_count_pair_sums(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb,
+                                   T t);
+}  // namespace detail
+
+template <class T, class Compare = less>
+void merge(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb, T* d_out,
+           Compare comp = {}) {
+  static_assert(detail::cuda_merge_supported<T, Compare>, "no CUDA merge for this type/comparator (see merge.hpp)");
+  detail::cuda_merge(policy, d_a, na, d_b, nb, d_out, comp);
+}
+
+template <class K, class V, class Compare = less>
+void merge_by_key(const cuda& policy, const K* d_a_keys, const V* d_a_values, std::size_t na, const K* d_b_keys,
+                  const V* d_b_values, std::size_t nb, K* d_out_keys, V* d_out_values, Compare comp = {}) {
+  static_assert(detail::cuda_merge_supported<K, Compare> && detail::cuda_merge_value<V>,
+                "no CUDA merge_by_key for this key/value/comparator (see merge.hpp)");
+  detail::cuda_merge_by_key(policy, d_a_keys, d_a_values, na, d_b_keys, d_b_values, nb, d_out_keys, d_out_values, comp);
+}
+
+/// b_at: plus_constant<T> or minus_reversed<T> over a DEVICE array, ascending under comp.
+template <class T, class BAt, class Compare = less>
+void merge_generated(const cuda& policy, const T* d_a, std::size_t na, BAt b_at, std::size_t nb, T* d_out,
+                     Compare comp = {}) {
+  static_assert(detail::cuda_merge_supported<T, Compare> && detail::cuda_merge_generator<T, BAt>,
+                "no CUDA merge_generated for this type/generator/comparator (see merge.hpp)");
+  detail::cuda_merge_generated(policy, d_a, na, b_at, nb, d_out, comp);
+}
+
+/// Waits for the stream (returns a host value).
+template <class T>
+pair_match find_pair_sum(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb, T t) {
+  static_assert(detail::cuda_pair_sum_type<T>, "no CUDA find_pair_sum for this type (see merge.hpp)");
+  return detail::cuda_find_pair_sum(policy, d_a, na, d_b, nb, t);
+}
+
+/// Waits for the stream (returns a host value).
+template <class T>
+std::uint64_t count_pair_sums(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb, T t) {
+  static_assert(detail::cuda_pair_sum_type<T>, "no CUDA count_pair_sums for this type (see merge.hpp)");
+  return detail::cuda_count_pair_sums(policy, d_a, na, d_b, nb, t);
 }
 
 }  // namespace ssum

@@ -1,0 +1,182 @@
+// Device merges and the equal-pairs search: argument checks, the launch shape
+// (merge_tuning), scratch from the stream-ordered pool, the launches of merge_kernels.cuh,
+// and the instantiations merge.hpp promises.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "cuda/check.cuh"
+#include "cuda/device_buffer.cuh"
+#include "cuda/merge_kernels.cuh"
+#include "ssum/merge.hpp"
+
+namespace ssum::detail {
+
+namespace {
+
+void require(bool ok, const char* what) {
+  if (!ok) throw std::invalid_argument(std::string("ssum::cuda ") + what + ": null device pointer");
+}
+
+}  // namespace
+
+template <class T, class Compare>
+void cuda_merge(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb, T* d_out,
+                Compare comp) {
+  using namespace cuda_detail;
+  require((na == 0 || d_a) && (nb == 0 || d_b) && (na + nb == 0 || d_out), "merge");
+  if (na == 0 && nb == 0) return;
+  device_scope on(policy.device);
+  using tuning = merge_tuning<T>;
+  const merge_no_values* none = nullptr;
+  launch_merge<tuning::threads, tuning::items>(policy.stream, d_a, none, na, load_at<T>{d_b}, none, nb, d_out,
+                                               static_cast<merge_no_values*>(nullptr), comp);
+}
+
+template <class K, class V, class Compare>
+void cuda_merge_by_key(const cuda& policy, const K* d_a_keys, const V* d_a_values, std::size_t na, const K* d_b_keys,
+                       const V* d_b_values, std::size_t nb, K* d_out_keys, V* d_out_values, Compare comp) {
+  using namespace cuda_detail;
+  require((na == 0 || (d_a_keys && d_a_values)) && (nb == 0 || (d_b_keys && d_b_values)) &&
+              (na + nb == 0 || (d_out_keys && d_out_values)),
+          "merge_by_key");
+  if (na == 0 && nb == 0) return;
+  device_scope on(policy.device);
+  using tuning = merge_tuning<K>;
+  launch_merge<tuning::threads, tuning::items>(policy.stream, d_a_keys, d_a_values, na, load_at<K>{d_b_keys},
+                                               d_b_values, nb, d_out_keys, d_out_values, comp);
+}
+
+template <class T, class BAt, class Compare>
+void cuda_merge_generated(const cuda& policy, const T* d_a, std::size_t na, BAt b_at, std::size_t nb, T* d_out,
+                          Compare comp) {
+  using namespace cuda_detail;
+  require((na == 0 || d_a) && (nb == 0 || b_at.data) && (na + nb == 0 || d_out), "merge_generated");
+  if constexpr (std::is_same_v<BAt, minus_reversed<T>>) {
+    // b_at(j) reads data[n - 1 - j]: j < nb must stay inside the array.
+    if (nb > b_at.n) throw std::invalid_argument("ssum::cuda merge_generated: minus_reversed has fewer than nb elements");
+  }
+  if (na == 0 && nb == 0) return;
+  device_scope on(policy.device);
+  using tuning = merge_tuning<T>;
+  const merge_no_values* none = nullptr;
+  launch_merge<tuning::threads, tuning::items>(policy.stream, d_a, none, na, b_at, none, nb, d_out,
+                                               static_cast<merge_no_values*>(nullptr), comp);
+}
+
+namespace {
+
+/// Which b's can take part in an exact a + b == t (a within T): b <= bound, or b >= bound
+/// when from_lower (cpu_pair_sum_clip's rule, the search left to the device).
+template <class T>
+struct pair_sum_bound {
+  bool from_lower;
+  T bound;
+};
+
+template <class T>
+pair_sum_bound<T> pair_sum_bound_for(T t) {
+  using lim = std::numeric_limits<T>;
+  if constexpr (std::is_unsigned_v<T>) {
+    return {false, t};  // t - b must not wrap: b <= t
+  } else if (t >= 0) {
+    return {true, static_cast<T>(t - lim::max())};  // t - b <= max: b >= t - max
+  } else {
+    return {false, static_cast<T>(t - lim::min())};  // t - b >= min: b <= t - min
+  }
+}
+
+/// The pair-sum walk: clip b, partition A against C, then the tiles (Find or count). Returns
+/// the state after the stream has finished.
+template <bool Find, class T>
+cuda_detail::pair_sum_state pair_sum_run(const cuda& policy, const T* d_a, std::size_t na, const T* d_b,
+                                         std::size_t nb, T t) {
+  using namespace cuda_detail;
+  using tuning = merge_tuning<T>;
+  device_scope on(policy.device);
+  const cudaStream_t stream = policy.stream;
+  if (na > SIZE_MAX - nb) throw std::invalid_argument("ssum::cuda pair sums: na + nb overflows");
+  // C's length (after clipping) is known only on the device: size the grid for all of b.
+  const std::size_t tiles = merge_tiles_for(na + nb, tuning::tile);
+
+  // Memory plan: the state, clip = {lo, hi}, then tiles + 1 boundaries.
+  const std::size_t state_bytes = (sizeof(pair_sum_state) + 15) / 16 * 16;
+  const std::size_t clip_bytes = 2 * sizeof(std::size_t);
+  device_buffer scratch(state_bytes + clip_bytes + merge_scratch_bytes(tiles), stream);
+  pair_sum_state* state = scratch.as<pair_sum_state>();
+  std::size_t* clip = scratch.as<std::size_t>(state_bytes);
+  std::size_t* splits = scratch.as<std::size_t>(state_bytes + clip_bytes);
+  SSUM_CUDA_CHECK(cudaMemsetAsync(state, 0, sizeof(pair_sum_state), stream));
+
+  const pair_sum_bound<T> bound = pair_sum_bound_for(t);
+  pair_sum_clip<<<1, 1, 0, stream>>>(d_b, nb, bound.from_lower, bound.bound, clip);
+  SSUM_CUDA_CHECK_LAUNCH("pair_sum_clip");
+  pair_sum_partition<<<partition_blocks(tiles), partition_threads, 0, stream>>>(d_a, na, d_b, t, clip, tuning::tile,
+                                                                                tiles, splits);
+  SSUM_CUDA_CHECK_LAUNCH("pair_sum_partition");
+  pair_sum_tiles<tuning::threads, tuning::items, Find>
+      <<<static_cast<unsigned>(tiles), tuning::threads, 0, stream>>>(d_a, na, d_b, t, clip, splits, state);
+  SSUM_CUDA_CHECK_LAUNCH("pair_sum_tiles");
+
+  pair_sum_state host{};
+  SSUM_CUDA_CHECK(cudaMemcpyAsync(&host, state, sizeof host, cudaMemcpyDeviceToHost, stream));
+  SSUM_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return host;
+}
+
+}  // namespace
+
+template <class T>
+pair_match cuda_find_pair_sum(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb, T t) {
+  require((na == 0 || d_a) && (nb == 0 || d_b), "find_pair_sum");
+  if (na == 0 || nb == 0) return {false, 0, 0};
+  const cuda_detail::pair_sum_state s = pair_sum_run<true>(policy, d_a, na, d_b, nb, t);
+  if (!s.found) return {false, 0, 0};
+  return {true, static_cast<std::size_t>(s.i), static_cast<std::size_t>(s.j)};
+}
+
+template <class T>
+std::uint64_t cuda_count_pair_sums(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb,
+                                   T t) {
+  require((na == 0 || d_a) && (nb == 0 || d_b), "count_pair_sums");
+  if (na == 0 || nb == 0) return 0;
+  return pair_sum_run<false>(policy, d_a, na, d_b, nb, t).count;
+}
+
+// The combinations merge.hpp promises.
+#define SSUM_MERGE_KEYS(T, C)                                                                                       \
+  template void cuda_merge<T, C>(const cuda&, const T*, std::size_t, const T*, std::size_t, T*, C);                 \
+  template void cuda_merge_generated<T, plus_constant<T>, C>(const cuda&, const T*, std::size_t, plus_constant<T>,  \
+                                                             std::size_t, T*, C);                                   \
+  template void cuda_merge_generated<T, minus_reversed<T>, C>(const cuda&, const T*, std::size_t, minus_reversed<T>, \
+                                                              std::size_t, T*, C);                                  \
+  template void cuda_merge_by_key<T, std::uint32_t, C>(const cuda&, const T*, const std::uint32_t*, std::size_t,    \
+                                                       const T*, const std::uint32_t*, std::size_t, T*,             \
+                                                       std::uint32_t*, C);                                          \
+  template void cuda_merge_by_key<T, std::uint64_t, C>(const cuda&, const T*, const std::uint64_t*, std::size_t,    \
+                                                       const T*, const std::uint64_t*, std::size_t, T*,             \
+                                                       std::uint64_t*, C);
+#define SSUM_MERGE_TYPE(T) SSUM_MERGE_KEYS(T, less) SSUM_MERGE_KEYS(T, greater)
+SSUM_MERGE_TYPE(std::int32_t)
+SSUM_MERGE_TYPE(std::int64_t)
+SSUM_MERGE_TYPE(std::uint32_t)
+SSUM_MERGE_TYPE(std::uint64_t)
+SSUM_MERGE_TYPE(float)
+SSUM_MERGE_TYPE(double)
+#define SSUM_PAIR_SUMS(T)                                                                                           \
+  template pair_match cuda_find_pair_sum<T>(const cuda&, const T*, std::size_t, const T*, std::size_t, T);         \
+  template std::uint64_t cuda_count_pair_sums<T>(const cuda&, const T*, std::size_t, const T*, std::size_t, T);
+SSUM_PAIR_SUMS(std::int32_t)
+SSUM_PAIR_SUMS(std::int64_t)
+SSUM_PAIR_SUMS(std::uint32_t)
+SSUM_PAIR_SUMS(std::uint64_t)
+#undef SSUM_PAIR_SUMS
+#undef SSUM_MERGE_TYPE
+#undef SSUM_MERGE_KEYS
+
+}  // namespace ssum::detail

@@ -1,0 +1,580 @@
+// CUDA merges and the equal-pairs search (ssum/merge.hpp with ssum::cuda):
+//   merge              against std::merge, bit for bit: sizes 0/0, 0/n, n/0, 1/1, around one
+//                      tile (tile - 1, tile, tile + 1 outputs and inputs), 10^6 + 7 by 10^3,
+//                      very unequal lengths; all six types; ssum::less and ssum::greater;
+//                      few and many equal keys;
+//   merge_by_key       stability: many equal keys across inputs, values tag input and position;
+//   floats             NaN, -0.0 / +0.0, infinities against std::merge with ssum::less;
+//   merge_generated    plus_constant and minus_reversed against the materialised b;
+//   find_pair_sum /    against brute force (small, many seeds, duplicates, negative values,
+//   count_pair_sums    values at the type's limits, no-match targets) and a std::map
+//                      multiplicity reference (large, long runs of equal values across tiles);
+//   errors, streams, and (CudaMergeLarge.*) more than 2^31 outputs / diagonals.
+// Every test skips, saying so, where no CUDA device is present.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "cuda/merge_kernels.cuh"
+#include "device_array.cuh"
+#include "ssum/merge.hpp"
+
+namespace {
+
+#define CHECK_CUDA(call) ASSERT_EQ((call), cudaSuccess) << #call
+
+using ssum_test::device_array;
+#define SKIP_WITHOUT_DEVICE() SSUM_SKIP_WITHOUT_DEVICE("CUDA merge")
+
+template <class T>
+constexpr std::size_t tile_of() {
+  return ssum::cuda_detail::merge_tuning<T>::tile;
+}
+
+// n ascending values without a sort: range > 0 gives values in [0, range) (floats: quarter
+// steps around 0, signed: shifted to straddle 0), so many ties; range == 0 gives random steps
+// of 0..999 from a negative start for signed types, so few ties.
+template <class T>
+std::vector<T> sorted_random(std::size_t n, std::uint64_t seed, std::uint64_t range) {
+  std::mt19937_64 rng(seed);
+  std::vector<T> v;
+  v.reserve(n);
+  if (range > 0) {
+    std::vector<std::size_t> hist(range);
+    for (std::size_t k = 0; k < n; ++k) ++hist[rng() % range];
+    for (std::uint64_t r = 0; r < range; ++r) {
+      T x;
+      if constexpr (std::is_floating_point_v<T>) {
+        x = static_cast<T>(static_cast<double>(r) * 0.25 - static_cast<double>(range) * 0.125);
+      } else if constexpr (std::is_signed_v<T>) {
+        x = static_cast<T>(static_cast<std::int64_t>(r) - static_cast<std::int64_t>(range / 2));
+      } else {
+        x = static_cast<T>(r);
+      }
+      v.insert(v.end(), hist[r], x);
+    }
+    return v;
+  }
+  long long x = std::is_signed_v<T> ? -500000000LL : 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    x += static_cast<long long>(rng() % 1000);
+    if constexpr (std::is_floating_point_v<T>) {
+      v.push_back(static_cast<T>(static_cast<double>(x) * 0.25));
+    } else {
+      v.push_back(static_cast<T>(x));
+    }
+  }
+  return v;
+}
+
+template <class T>
+bool same_bits(const std::vector<T>& x, const std::vector<T>& y) {
+  return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(T)) == 0);
+}
+
+// First index where x and y differ (for messages).
+template <class T>
+std::size_t first_difference(const std::vector<T>& x, const std::vector<T>& y) {
+  const std::size_t n = std::min(x.size(), y.size());
+  for (std::size_t k = 0; k < n; ++k) {
+    if (std::memcmp(&x[k], &y[k], sizeof(T)) != 0) return k;
+  }
+  return n;
+}
+
+template <class T, class Compare>
+void check_merge(const std::vector<T>& a, const std::vector<T>& b, Compare comp, const std::string& what) {
+  std::vector<T> expect(a.size() + b.size());
+  std::merge(a.begin(), a.end(), b.begin(), b.end(), expect.begin(), comp);
+  device_array<T> d_a(a), d_b(b), d_out(expect.size());
+  ssum::merge(ssum::cuda{}, d_a.ptr, a.size(), d_b.ptr, b.size(), d_out.ptr, comp);
+  const std::vector<T> got = d_out.to_host();
+  EXPECT_TRUE(same_bits(got, expect)) << what << ": na=" << a.size() << " nb=" << b.size()
+                                      << " first difference at " << first_difference(got, expect);
+}
+
+template <class T>
+std::vector<T> descending(std::vector<T> v) {
+  std::reverse(v.begin(), v.end());
+  return v;
+}
+
+// (na, nb) pairs around the tile of type T, plus the issue's cases.
+template <class T>
+std::vector<std::pair<std::size_t, std::size_t>> merge_sizes() {
+  const std::size_t t = tile_of<T>();
+  std::vector<std::pair<std::size_t, std::size_t>> s = {
+      {0, 0},         {0, 5},          {5, 0},         {0, t + 1},         {t + 1, 0},     {1, 1},
+      {1, 0},         {0, 1},          {t - 1, 0},     {0, t},             {t / 3, t - 1 - t / 3},
+      {t / 3, t - t / 3}, {t / 3, t + 1 - t / 3}, {t - 1, 1}, {1, t - 1},      {t - 1, t},     {t, t},
+      {t + 1, t},     {t + 1, t + 1},  {2 * t + 3, t - 1}, {1000007, 1000}, {1000, 1000007}, {1, 100000},
+      {100000, 1},    {3, 777777},     {777777, 3}};
+  std::mt19937_64 rng(17);
+  for (int k = 0; k < 6; ++k) s.emplace_back(rng() % 300000, rng() % 300000);
+  return s;
+}
+
+template <class T>
+class CudaMerge : public ::testing::Test {};
+using merge_types = ::testing::Types<std::int32_t, std::int64_t, std::uint32_t, std::uint64_t, float, double>;
+TYPED_TEST_SUITE(CudaMerge, merge_types);
+
+TYPED_TEST(CudaMerge, MatchesStdMergeAtEdgeSizes) {
+  SKIP_WITHOUT_DEVICE();
+  using T = TypeParam;
+  std::uint64_t seed = 1;
+  for (const auto& [na, nb] : merge_sizes<T>()) {
+    for (std::uint64_t range : {std::uint64_t{0}, std::uint64_t{50}}) {
+      const std::vector<T> a = sorted_random<T>(na, seed++, range), b = sorted_random<T>(nb, seed++, range);
+      const std::string what = "range " + std::to_string(range);
+      check_merge(a, b, ssum::less{}, "less, " + what);
+      check_merge(descending(a), descending(b), ssum::greater{}, "greater, " + what);
+    }
+  }
+}
+
+// Inputs from disjoint or interleaved value ranges: whole tiles from one input.
+TYPED_TEST(CudaMerge, DisjointAndAllEqualInputs) {
+  SKIP_WITHOUT_DEVICE();
+  using T = TypeParam;
+  const std::size_t t = tile_of<T>();
+  const std::vector<T> low = sorted_random<T>(3 * t + 7, 3, 0);
+  std::vector<T> high(low.size());  // every element above low's last
+  for (std::size_t k = 0; k < low.size(); ++k) high[k] = static_cast<T>(low[k] + (low.back() - low.front()) + T(1));
+  check_merge(low, high, ssum::less{}, "a below b");
+  check_merge(high, low, ssum::less{}, "a above b");
+  check_merge(descending(high), descending(low), ssum::greater{}, "a above b, greater");
+  const std::vector<T> same_a(2 * t + 1, T(5)), same_b(t + 3, T(5));
+  check_merge(same_a, same_b, ssum::less{}, "all equal");
+  check_merge(same_a, same_b, ssum::greater{}, "all equal, greater");
+}
+
+// Stability: equal keys across and within inputs; the values record input and position.
+template <class K, class V, class Compare>
+void check_by_key(const std::vector<K>& a, const std::vector<K>& b, Compare comp, const std::string& what) {
+  const V b_tag = V(1) << (sizeof(V) * 8 - 1);
+  std::vector<V> av(a.size()), bv(b.size());
+  for (std::size_t k = 0; k < a.size(); ++k) av[k] = static_cast<V>(k);
+  for (std::size_t k = 0; k < b.size(); ++k) bv[k] = static_cast<V>(b_tag | static_cast<V>(k));
+  std::vector<std::pair<K, V>> pa(a.size()), pb(b.size()), expect(a.size() + b.size());
+  for (std::size_t k = 0; k < a.size(); ++k) pa[k] = {a[k], av[k]};
+  for (std::size_t k = 0; k < b.size(); ++k) pb[k] = {b[k], bv[k]};
+  std::merge(pa.begin(), pa.end(), pb.begin(), pb.end(), expect.begin(),
+             [comp](const std::pair<K, V>& x, const std::pair<K, V>& y) { return comp(x.first, y.first); });
+  std::vector<K> expect_keys(expect.size());
+  std::vector<V> expect_values(expect.size());
+  for (std::size_t k = 0; k < expect.size(); ++k) expect_keys[k] = expect[k].first, expect_values[k] = expect[k].second;
+
+  device_array<K> d_a(a), d_b(b), d_out(expect.size());
+  device_array<V> d_av(av), d_bv(bv), d_out_v(expect.size());
+  ssum::merge_by_key(ssum::cuda{}, d_a.ptr, d_av.ptr, a.size(), d_b.ptr, d_bv.ptr, b.size(), d_out.ptr, d_out_v.ptr,
+                     comp);
+  const std::vector<K> keys = d_out.to_host();
+  const std::vector<V> values = d_out_v.to_host();
+  EXPECT_TRUE(same_bits(keys, expect_keys)) << what << ": keys differ at " << first_difference(keys, expect_keys);
+  EXPECT_EQ(values, expect_values) << what << ": values differ at " << first_difference(values, expect_values);
+}
+
+TYPED_TEST(CudaMerge, MergeByKeyIsStable) {
+  SKIP_WITHOUT_DEVICE();
+  using K = TypeParam;
+  const std::size_t t = tile_of<K>();
+  const std::pair<std::size_t, std::size_t> sizes[] = {{0, 0},          {0, 10},         {10, 0},         {1, 1},
+                                                       {t - 1, t + 1},  {3 * t + 5, 2 * t - 7}, {1000007, 1000},
+                                                       {1000, 1000007}, {5, 300001}};
+  std::uint64_t seed = 100;
+  for (const auto& [na, nb] : sizes) {
+    for (std::uint64_t range : {std::uint64_t{1}, std::uint64_t{7}, std::uint64_t{0}}) {
+      const std::vector<K> a = sorted_random<K>(na, seed++, range), b = sorted_random<K>(nb, seed++, range);
+      const std::string what = "range " + std::to_string(range) + " na=" + std::to_string(na) +
+                               " nb=" + std::to_string(nb);
+      check_by_key<K, std::uint32_t>(a, b, ssum::less{}, "u32 values, less, " + what);
+      check_by_key<K, std::uint64_t>(a, b, ssum::less{}, "u64 values, less, " + what);
+      check_by_key<K, std::uint32_t>(descending(a), descending(b), ssum::greater{}, "u32 values, greater, " + what);
+      check_by_key<K, std::uint64_t>(descending(a), descending(b), ssum::greater{}, "u64 values, greater, " + what);
+    }
+  }
+}
+
+TYPED_TEST(CudaMerge, FloatSpecialValues) {
+  using T = TypeParam;
+  if constexpr (std::is_floating_point_v<T>) {
+    SKIP_WITHOUT_DEVICE();
+    using lim = std::numeric_limits<T>;
+    const T specials[] = {lim::quiet_NaN(), -lim::quiet_NaN(), T(-0.0), T(0.0), lim::infinity(), -lim::infinity(),
+                          lim::denorm_min(), -lim::denorm_min(), lim::max(), lim::lowest(), T(1), T(-1)};
+    std::mt19937_64 rng(7);
+    for (std::size_t n : {std::size_t{12}, std::size_t{1000}, 3 * tile_of<T>() + 1, std::size_t{200003}}) {
+      std::vector<T> a(n), b(n / 2 + 1);
+      for (auto& x : a) x = specials[rng() % 12];
+      for (auto& x : b) x = specials[rng() % 12];
+      std::stable_sort(a.begin(), a.end(), ssum::less{});
+      std::stable_sort(b.begin(), b.end(), ssum::less{});
+      check_merge(a, b, ssum::less{}, "specials, less");
+      std::stable_sort(a.begin(), a.end(), ssum::greater{});
+      std::stable_sort(b.begin(), b.end(), ssum::greater{});
+      check_merge(a, b, ssum::greater{}, "specials, greater");
+    }
+  } else {
+    GTEST_SKIP() << "floating point only";
+  }
+}
+
+template <class T, class BAt, class Compare>
+void check_generated(const std::vector<T>& a, const std::vector<T>& data, BAt gen_on_host, BAt gen_on_device,
+                     std::size_t nb, Compare comp, const std::string& what) {
+  std::vector<T> b(nb);
+  for (std::size_t j = 0; j < nb; ++j) b[j] = gen_on_host(j);
+  std::vector<T> expect(a.size() + nb);
+  std::merge(a.begin(), a.end(), b.begin(), b.end(), expect.begin(), comp);
+  device_array<T> d_a(a), d_out(expect.size());
+  ssum::merge_generated(ssum::cuda{}, d_a.ptr, a.size(), gen_on_device, nb, d_out.ptr, comp);
+  const std::vector<T> got = d_out.to_host();
+  EXPECT_TRUE(same_bits(got, expect)) << what << ": na=" << a.size() << " nb=" << nb << " data=" << data.size()
+                                      << " first difference at " << first_difference(got, expect);
+}
+
+TYPED_TEST(CudaMerge, MergeGeneratedMatchesMaterialised) {
+  SKIP_WITHOUT_DEVICE();
+  using T = TypeParam;
+  const std::size_t t = tile_of<T>();
+  const std::pair<std::size_t, std::size_t> sizes[] = {{0, 0}, {0, 7},         {7, 0},          {1, 1},
+                                                       {t - 1, t}, {t + 1, 2 * t}, {1000007, 1000}, {1000, 1000007}};
+  std::uint64_t seed = 500;
+  for (const auto& [na, nb] : sizes) {
+    for (std::uint64_t range : {std::uint64_t{0}, std::uint64_t{40}}) {
+      const std::vector<T> a = sorted_random<T>(na, seed++, range);
+      const std::vector<T> data = sorted_random<T>(nb, seed++, range);
+      device_array<T> d_data(data);
+      const T c = static_cast<T>(3);
+      // t above every element, so t - b stays in range for unsigned types too.
+      const T tt = static_cast<T>((data.empty() ? T(0) : data.back()) + static_cast<T>(5));
+      const std::string what = "range " + std::to_string(range);
+      check_generated(a, data, ssum::plus_constant<T>{data.data(), c}, ssum::plus_constant<T>{d_data.ptr, c}, nb,
+                      ssum::less{}, "plus_constant, less, " + what);
+      check_generated(a, data, ssum::minus_reversed<T>{data.data(), nb, tt}, ssum::minus_reversed<T>{d_data.ptr, nb, tt},
+                      nb, ssum::less{}, "minus_reversed, less, " + what);
+      // Descending: a and data descending; minus_reversed of descending data descends.
+      const std::vector<T> ad = descending(a), dd = descending(data);
+      device_array<T> d_dd(dd);
+      const T low = static_cast<T>(dd.empty() ? T(0) : dd.front());  // the largest
+      const T td = static_cast<T>(low + static_cast<T>(5));
+      check_generated(ad, dd, ssum::plus_constant<T>{dd.data(), c}, ssum::plus_constant<T>{d_dd.ptr, c}, nb,
+                      ssum::greater{}, "plus_constant, greater, " + what);
+      check_generated(ad, dd, ssum::minus_reversed<T>{dd.data(), nb, td}, ssum::minus_reversed<T>{d_dd.ptr, nb, td}, nb,
+                      ssum::greater{}, "minus_reversed, greater, " + what);
+    }
+  }
+  // b shorter than data: minus_reversed reads data[n - 1 - j], the top nb elements.
+  const std::vector<T> a = sorted_random<T>(5000, 9, 0), data = sorted_random<T>(3000, 10, 0);
+  device_array<T> d_data(data);
+  const T tt = static_cast<T>(data.back() + static_cast<T>(1));
+  check_generated(a, data, ssum::minus_reversed<T>{data.data(), 3000, tt}, ssum::minus_reversed<T>{d_data.ptr, 3000, tt},
+                  1234, ssum::less{}, "minus_reversed, nb < n");
+}
+
+// ---- equal pairs ----------------------------------------------------------------------
+
+template <class T>
+class CudaPairSums : public ::testing::Test {};
+using pair_types = ::testing::Types<std::int32_t, std::int64_t, std::uint32_t, std::uint64_t>;
+TYPED_TEST_SUITE(CudaPairSums, pair_types);
+
+using wide = __int128;
+
+template <class T>
+std::uint64_t brute_count(const std::vector<T>& a, const std::vector<T>& b, T t) {
+  std::uint64_t n = 0;
+  for (T x : a)
+    for (T y : b) n += static_cast<wide>(x) + static_cast<wide>(y) == static_cast<wide>(t);
+  return n;
+}
+
+// Multiplicity reference: count(t) = sum over values y of B of mult_A(t - y) x mult_B(y), with
+// t - y computed exactly and skipped outside T.
+template <class T>
+struct map_reference {
+  std::map<T, std::uint64_t> in_a, in_b;
+  map_reference(const std::vector<T>& a, const std::vector<T>& b) {
+    for (T x : a) ++in_a[x];
+    for (T y : b) ++in_b[y];
+  }
+  std::uint64_t count(T t) const {
+    std::uint64_t n = 0;
+    for (const auto& [y, mult_b] : in_b) {
+      const wide need = static_cast<wide>(t) - static_cast<wide>(y);
+      if (need < static_cast<wide>(std::numeric_limits<T>::min()) ||
+          need > static_cast<wide>(std::numeric_limits<T>::max()))
+        continue;
+      const auto it = in_a.find(static_cast<T>(need));
+      if (it != in_a.end()) n += it->second * mult_b;
+    }
+    return n;
+  }
+};
+
+template <class T>
+std::uint64_t map_count(const std::vector<T>& a, const std::vector<T>& b, T t) {
+  return map_reference<T>(a, b).count(t);
+}
+
+// Runs both searches on the device and checks them against `expect` (the true count).
+template <class T>
+void check_pairs(const std::vector<T>& a, const std::vector<T>& b, T t, std::uint64_t expect,
+                 const std::string& what) {
+  device_array<T> d_a(a), d_b(b);
+  const std::uint64_t got = ssum::count_pair_sums(ssum::cuda{}, d_a.ptr, a.size(), d_b.ptr, b.size(), t);
+  EXPECT_EQ(got, expect) << what << ": count, na=" << a.size() << " nb=" << b.size() << " t=" << +t;
+  const ssum::pair_match m = ssum::find_pair_sum(ssum::cuda{}, d_a.ptr, a.size(), d_b.ptr, b.size(), t);
+  EXPECT_EQ(m.found, expect > 0) << what << ": find, na=" << a.size() << " nb=" << b.size() << " t=" << +t;
+  if (m.found) {
+    ASSERT_LT(m.i, a.size()) << what;
+    ASSERT_LT(m.j, b.size()) << what;
+    EXPECT_TRUE(static_cast<wide>(a[m.i]) + static_cast<wide>(b[m.j]) == static_cast<wide>(t))
+        << what << ": a[" << m.i << "] = " << +a[m.i] << " + b[" << m.j << "] = " << +b[m.j] << " != " << +t;
+  }
+}
+
+TYPED_TEST(CudaPairSums, MatchBruteForceOnSmallInputs) {
+  SKIP_WITHOUT_DEVICE();
+  using T = TypeParam;
+  std::mt19937_64 rng(2024);
+  for (int round = 0; round < 60; ++round) {
+    const std::size_t na = rng() % 301, nb = rng() % 301;
+    const std::uint64_t range = round % 3 == 0 ? 0 : (round % 3 == 1 ? 8 : 40);  // 8: long runs
+    const std::vector<T> a = sorted_random<T>(na, rng(), range), b = sorted_random<T>(nb, rng(), range);
+    std::vector<T> targets = {T(0), T(1), T(3), static_cast<T>(range), static_cast<T>(-1)};
+    if (na && nb) {
+      for (int k = 0; k < 4; ++k) targets.push_back(static_cast<T>(a[rng() % na] + b[rng() % nb]));  // has a match
+    }
+    for (T t : targets) check_pairs(a, b, t, brute_count(a, b, t), "round " + std::to_string(round));
+  }
+}
+
+TYPED_TEST(CudaPairSums, ValuesAtTheTypeLimits) {
+  SKIP_WITHOUT_DEVICE();
+  using T = TypeParam;
+  using lim = std::numeric_limits<T>;
+  std::vector<T> v = {lim::min(), static_cast<T>(lim::min() + 1), static_cast<T>(lim::min() + 2), T(0), T(1), T(2),
+                      static_cast<T>(lim::max() - 2), static_cast<T>(lim::max() - 1), lim::max(),
+                      static_cast<T>(lim::max() / 2), static_cast<T>(lim::max() / 2 + 1)};
+  if constexpr (std::is_signed_v<T>) {
+    v.push_back(T(-1));
+    v.push_back(T(-2));
+    v.push_back(static_cast<T>(lim::min() / 2));
+  }
+  std::sort(v.begin(), v.end());
+  // With duplicates too: every value three times.
+  std::vector<T> v3;
+  for (T x : v) v3.insert(v3.end(), 3, x);
+  std::vector<T> targets = v;
+  for (T x : v)
+    for (T y : v) {
+      const wide s = static_cast<wide>(x) + static_cast<wide>(y);
+      if (s >= static_cast<wide>(lim::min()) && s <= static_cast<wide>(lim::max())) targets.push_back(static_cast<T>(s));
+    }
+  std::sort(targets.begin(), targets.end());
+  targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
+  for (T t : targets) {
+    check_pairs(v, v, t, brute_count(v, v, t), "limits");
+    check_pairs(v3, v, t, brute_count(v3, v, t), "limits, a tripled");
+    check_pairs(v, v3, t, brute_count(v, v3, t), "limits, b tripled");
+  }
+}
+
+TYPED_TEST(CudaPairSums, MatchMapReferenceOnLargeInputs) {
+  SKIP_WITHOUT_DEVICE();
+  using T = TypeParam;
+  const std::size_t na = 1000000, nb = 1000007;
+  for (std::uint64_t range : {std::uint64_t{0}, std::uint64_t{1} << 16, std::uint64_t{300}}) {
+    const std::vector<T> a = sorted_random<T>(na, 11 + range, range), b = sorted_random<T>(nb, 12 + range, range);
+    std::mt19937_64 rng(range);
+    std::vector<T> targets = {static_cast<T>(a[na / 2] + b[nb / 3]), static_cast<T>(a[0] + b[nb - 1]),
+                              static_cast<T>(a[na - 1] + b[0]), static_cast<T>(a[rng() % na] + b[rng() % nb]),
+                              static_cast<T>(range / 2)};
+    const map_reference<T> ref(a, b);
+    for (T t : targets) check_pairs(a, b, t, ref.count(t), "range " + std::to_string(range));
+  }
+  // No match anywhere: even values only, odd targets (a full walk, no early exit).
+  std::vector<T> a = sorted_random<T>(na, 5, 0), b = sorted_random<T>(nb, 6, 0);
+  for (auto& x : a) x = static_cast<T>(x & ~T(1));
+  for (auto& x : b) x = static_cast<T>(x & ~T(1));
+  for (T t : {static_cast<T>(a[na / 2] + b[nb / 2] + 1), T(1), static_cast<T>(a[0] + b[0] + 1)}) {
+    check_pairs(a, b, t, std::uint64_t{0}, "no match");
+  }
+}
+
+// Runs of one value longer than a tile, in A and in C, starting and ending mid-tile.
+TYPED_TEST(CudaPairSums, LongRunsAcrossTiles) {
+  SKIP_WITHOUT_DEVICE();
+  using T = TypeParam;
+  const std::size_t t = tile_of<T>();
+  const T v = T(40), w = T(60), target = T(100);
+  for (const auto& [ra, rb] : {std::pair<std::size_t, std::size_t>{3 * t + 5, 2 * t + 1}, {1, 5 * t}, {5 * t, 1},
+                               {t - 1, t + 1}, {t / 2, 7 * t / 3}}) {
+    // a: some smaller values, then a run of v, then larger; b likewise around w.
+    std::vector<T> a(t / 3, T(10)), b(t / 5, T(20));
+    a.insert(a.end(), ra, v);
+    b.insert(b.end(), rb, w);
+    a.insert(a.end(), t / 7 + 1, T(70));
+    b.insert(b.end(), t / 2 + 3, T(80));
+    // Sums a + b: 30, 70, 90 (10 + 80, 70 + 20), 60, 100 (40 + 60 only), 120, 130, 150.
+    const std::uint64_t expect = std::uint64_t(ra) * rb;
+    const std::string what = "runs " + std::to_string(ra) + " x " + std::to_string(rb);
+    check_pairs(a, b, target, expect, what);
+    check_pairs(a, b, T(90), map_count(a, b, T(90)), what + ", t=90");
+    check_pairs(a, b, T(150), map_count(a, b, T(150)), what + ", t=150");
+    // Everything one value: all pairs match.
+    const std::vector<T> all_a(ra, v), all_b(rb, w);
+    check_pairs(all_a, all_b, target, std::uint64_t(ra) * rb, what + ", all equal");
+  }
+}
+
+// ---- errors and streams ---------------------------------------------------------------
+
+TEST(CudaMergeErrors, NullPointersAreRejected) {
+  SKIP_WITHOUT_DEVICE();
+  const std::int32_t* null = nullptr;
+  std::int32_t* out = nullptr;
+  const std::uint32_t* null_v = nullptr;
+  std::uint32_t* out_v = nullptr;
+  device_array<std::int32_t> d(std::vector<std::int32_t>{1, 2, 3});
+  EXPECT_THROW(ssum::merge(ssum::cuda{}, null, 10, d.ptr, 3, d.ptr, ssum::less{}), std::invalid_argument);
+  EXPECT_THROW(ssum::merge(ssum::cuda{}, d.ptr, 3, null, 10, d.ptr), std::invalid_argument);
+  EXPECT_THROW(ssum::merge(ssum::cuda{}, d.ptr, 3, d.ptr, 3, out), std::invalid_argument);
+  EXPECT_NO_THROW(ssum::merge(ssum::cuda{}, null, 0, null, 0, out));
+  EXPECT_THROW(ssum::merge_by_key(ssum::cuda{}, d.ptr, null_v, 3, null, null_v, 0, out, out_v), std::invalid_argument);
+  EXPECT_NO_THROW(ssum::merge_by_key(ssum::cuda{}, null, null_v, 0, null, null_v, 0, out, out_v));
+  EXPECT_THROW(ssum::merge_generated(ssum::cuda{}, d.ptr, 3, ssum::plus_constant<std::int32_t>{nullptr, 1}, 5, out),
+               std::invalid_argument);
+  EXPECT_THROW(ssum::merge_generated(ssum::cuda{}, null, 0, ssum::minus_reversed<std::int32_t>{d.ptr, 3, 9}, 4, d.ptr),
+               std::invalid_argument);  // nb > n
+  EXPECT_THROW(ssum::count_pair_sums(ssum::cuda{}, null, 5, d.ptr, 3, 4), std::invalid_argument);
+  EXPECT_THROW(ssum::find_pair_sum(ssum::cuda{}, d.ptr, 3, null, 5, 4), std::invalid_argument);
+  EXPECT_EQ(ssum::count_pair_sums(ssum::cuda{}, null, 0, d.ptr, 3, 4), 0u);
+  EXPECT_FALSE(ssum::find_pair_sum(ssum::cuda{}, d.ptr, 3, null, 0, 4).found);
+}
+
+TEST(CudaMergeStreams, RunsOrderedOnTheGivenStream) {
+  SKIP_WITHOUT_DEVICE();
+  cudaStream_t stream;
+  CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const auto a = sorted_random<std::uint64_t>(1 << 20, 1, 0), b = sorted_random<std::uint64_t>((1 << 20) + 3, 2, 0);
+  device_array<std::uint64_t> d_a(a), d_b(b), d_out(a.size() + b.size());
+  ssum::merge(ssum::cuda{stream}, d_a.ptr, a.size(), d_b.ptr, b.size(), d_out.ptr);
+  CHECK_CUDA(cudaStreamSynchronize(stream));
+  std::vector<std::uint64_t> expect(a.size() + b.size());
+  std::merge(a.begin(), a.end(), b.begin(), b.end(), expect.begin());
+  EXPECT_EQ(d_out.to_host(), expect);
+  const std::uint64_t t = a[12345] + b[54321];
+  EXPECT_EQ(ssum::count_pair_sums(ssum::cuda{stream}, d_a.ptr, a.size(), d_b.ptr, b.size(), t), map_count(a, b, t));
+  CHECK_CUDA(cudaStreamDestroy(stream));
+}
+
+// ---- more than 2^31 outputs ------------------------------------------------------------
+// a = the multiples of 3 below n, b = the other numbers below n, so the merge is 0, 1, ..., n-1:
+// checked on the device. Inputs are built on the device too (17 GiB in all).
+
+__global__ void fill_thirds(std::uint32_t* a, std::size_t na, std::uint32_t* b, std::size_t nb) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t k = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; k < na || k < nb; k += stride) {
+    if (k < na) a[k] = static_cast<std::uint32_t>(3 * k);
+    if (k < nb) b[k] = static_cast<std::uint32_t>(3 * (k / 2) + 1 + k % 2);  // 1, 2, 4, 5, 7, 8, ...
+  }
+}
+
+__global__ void count_not_iota(const std::uint32_t* out, std::size_t n, unsigned long long* bad,
+                               unsigned long long* first_bad) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t k = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; k < n; k += stride) {
+    if (out[k] != static_cast<std::uint32_t>(k)) {
+      atomicAdd(bad, 1ull);
+      atomicMin(first_bad, static_cast<unsigned long long>(k));
+    }
+  }
+}
+
+struct thirds {
+  std::size_t n, na, nb;
+  explicit thirds(std::size_t total) : n(total), na((total + 2) / 3), nb(total - (total + 2) / 3) {}
+};
+
+bool enough_device_memory(std::size_t bytes) {
+  std::size_t free_bytes = 0, total = 0;
+  if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) return false;
+  return free_bytes >= bytes + (std::size_t{1} << 30);
+}
+
+TEST(CudaMergeLarge, BeyondTwoToThe31Outputs) {
+  SKIP_WITHOUT_DEVICE();
+  const thirds s((std::size_t{1} << 31) + 3 * 12345 + 2);  // every value still fits uint32
+  if (!enough_device_memory(2 * s.n * 4)) GTEST_SKIP() << "needs " << 2 * s.n * 4 / (1 << 30) + 1 << " GiB";
+  device_array<std::uint32_t> d_a(s.na), d_b(s.nb), d_out(s.n);
+  device_array<unsigned long long> d_bad(2);
+  fill_thirds<<<4096, 256>>>(d_a.ptr, s.na, d_b.ptr, s.nb);
+  CHECK_CUDA(cudaGetLastError());
+  ssum::merge(ssum::cuda{}, d_a.ptr, s.na, d_b.ptr, s.nb, d_out.ptr);
+  const unsigned long long init[2] = {0, ~0ull};
+  CHECK_CUDA(cudaMemcpy(d_bad.ptr, init, sizeof init, cudaMemcpyHostToDevice));
+  count_not_iota<<<4096, 256>>>(d_out.ptr, s.n, d_bad.ptr, d_bad.ptr + 1);
+  CHECK_CUDA(cudaDeviceSynchronize());
+  const auto bad = d_bad.to_host();
+  EXPECT_EQ(bad[0], 0u) << "first wrong output at " << bad[1];
+  // Swapped inputs: the same output.
+  CHECK_CUDA(cudaMemset(d_out.ptr, 0, s.n * 4));
+  ssum::merge(ssum::cuda{}, d_b.ptr, s.nb, d_a.ptr, s.na, d_out.ptr);
+  CHECK_CUDA(cudaMemcpy(d_bad.ptr, init, sizeof init, cudaMemcpyHostToDevice));
+  count_not_iota<<<4096, 256>>>(d_out.ptr, s.n, d_bad.ptr, d_bad.ptr + 1);
+  CHECK_CUDA(cudaDeviceSynchronize());
+  const auto bad2 = d_bad.to_host();
+  EXPECT_EQ(bad2[0], 0u) << "swapped: first wrong output at " << bad2[1];
+}
+
+// The walk over A and C = t - B reversed with more than 2^31 diagonals. a + b = t with a = 3i
+// and b a non-multiple of 3: for t = 0 mod 3 nothing matches; otherwise each i with
+// 1 <= t - 3i <= n - 1 matches exactly one b.
+TEST(CudaMergeLarge, PairSumsBeyondTwoToThe31Diagonals) {
+  SKIP_WITHOUT_DEVICE();
+  const thirds s((std::size_t{1} << 31) + 3 * 4321 + 1);
+  if (!enough_device_memory(s.n * 4)) GTEST_SKIP() << "needs " << s.n * 4 / (1 << 30) + 1 << " GiB";
+  device_array<std::uint32_t> d_a(s.na), d_b(s.nb);
+  fill_thirds<<<4096, 256>>>(d_a.ptr, s.na, d_b.ptr, s.nb);
+  CHECK_CUDA(cudaDeviceSynchronize());
+  const auto expected = [&](std::uint64_t t) {
+    if (t % 3 == 0) return std::uint64_t{0};
+    // i from ceil((t - (n - 1)) / 3) (at least 0) to floor((t - 1) / 3), below na.
+    const std::int64_t lo = std::max<std::int64_t>(0, (static_cast<std::int64_t>(t) - static_cast<std::int64_t>(s.n - 1) + 2) / 3);
+    const std::int64_t hi = std::min<std::int64_t>(static_cast<std::int64_t>(s.na) - 1, (static_cast<std::int64_t>(t) - 1) / 3);
+    return hi < lo ? std::uint64_t{0} : static_cast<std::uint64_t>(hi - lo + 1);
+  };
+  for (std::uint32_t t : {static_cast<std::uint32_t>(s.n - 2), static_cast<std::uint32_t>(s.n - 1),
+                          static_cast<std::uint32_t>(s.n), static_cast<std::uint32_t>(s.n + s.n / 3),
+                          static_cast<std::uint32_t>(3 * 1000), 4000000000u}) {
+    const std::uint64_t expect = expected(t);
+    EXPECT_EQ(ssum::count_pair_sums(ssum::cuda{}, d_a.ptr, s.na, d_b.ptr, s.nb, t), expect) << "t=" << t;
+    const ssum::pair_match m = ssum::find_pair_sum(ssum::cuda{}, d_a.ptr, s.na, d_b.ptr, s.nb, t);
+    EXPECT_EQ(m.found, expect > 0) << "t=" << t;
+    if (m.found) {
+      ASSERT_LT(m.i, s.na);
+      ASSERT_LT(m.j, s.nb);
+      std::uint32_t x = 0, y = 0;
+      CHECK_CUDA(cudaMemcpy(&x, d_a.ptr + m.i, 4, cudaMemcpyDeviceToHost));
+      CHECK_CUDA(cudaMemcpy(&y, d_b.ptr + m.j, 4, cudaMemcpyDeviceToHost));
+      EXPECT_EQ(std::uint64_t{x} + y, std::uint64_t{t}) << "i=" << m.i << " j=" << m.j;
+    }
+  }
+}
+
+}  // namespace
