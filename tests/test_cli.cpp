@@ -117,6 +117,24 @@ TEST(Cli, ZeroSumWhenNoTargetAndTargetOverride) {
   EXPECT_TRUE(ssum::is_certificate(ssum::problem{{3, -1, -2, 10}, 13}, j.at("subset").get<std::vector<std::size_t>>()));
 }
 
+// --count: 7 7 7 7 with target 14 has C(4,2) = 6 subsets; zero-sum {0, 0, 5} has 3
+// non-empty ones ({0}, {0'}, {0, 0'}); a miss counts 0 and exits 1.
+TEST(Cli, CountCountsEverySubset) {
+  auto r = run("solve --json --count", "target: 14\n7 7 7 7\n");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("count"), "6");
+  EXPECT_TRUE(ssum::is_certificate(ssum::problem{{7, 7, 7, 7}, 14}, j.at("subset").get<std::vector<std::size_t>>()));
+  r = run("solve --count", "0 0 5\n");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("solutions: 3 subsets sum to 0"), std::string::npos) << r.out;
+  r = run("solve --json --count", "target: 15\n7 7 7 7\n");
+  EXPECT_EQ(r.code, 1) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("count"), "0");
+  EXPECT_FALSE(nlohmann::json::parse(run("solve --json", "target: 14\n7 7 7 7\n").out).contains("count"));
+}
+
 TEST(Cli, JsonInputAndWideTarget) {
   const auto r = run("solve --json", R"({"weights": [9223372036854775807, 9223372036854775807, 5], "target": "18446744073709551619"})");
   ASSERT_EQ(r.code, 0) << r.err;

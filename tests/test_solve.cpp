@@ -89,6 +89,79 @@ TEST(SolveCpu, MatchesBruteForceOnRandomSmallInstances) {
   EXPECT_GT(infeasible_seen, 500);
 }
 
+// --count against brute force: every regime above, duplicates and zeros included (index sets
+// count separately), with and without a target, on 1-3 threads.
+TEST(SolveCpu, CountsMatchBruteForce) {
+  std::mt19937_64 rng(424242);
+  ssum::solve_options counting;
+  counting.count = true;
+  for (int trial = 0; trial < 1500; ++trial) {
+    ssum::problem p;
+    const std::size_t n = static_cast<std::size_t>(uniform(rng, 0, 16));
+    const int regime = trial % 4;
+    const std::int64_t range = regime == 0 ? 3 : regime == 1 ? 50 : regime == 2 ? (std::int64_t{1} << 40) : INT64_MAX;
+    for (std::size_t i = 0; i < n; ++i) p.weights.push_back(uniform(rng, trial % 2 ? -range : 0, range));
+    const int kind = static_cast<int>(uniform(rng, 0, 2));
+    if (kind == 0) {
+      int128 t = 0;
+      for (auto w : p.weights) if (rng() & 1) t += w;
+      p.target = t;
+    } else if (kind == 1) {
+      p.target = std::nullopt;
+    } else {
+      p.target = 0;
+    }
+    const auto s = ssum::solve(ssum::cpu{static_cast<unsigned>(1 + trial % 3)}, p, counting);
+    const std::uint64_t expected = brute_force_count(p);
+    ASSERT_TRUE(s.count.has_value()) << describe(p);
+    ASSERT_EQ(static_cast<std::uint64_t>(*s.count), expected) << describe(p);
+    expect_solution(p, s, expected > 0, describe(p));
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  const ssum::problem none{{1, 2, 4}, 100};  // out of range: answered without lists
+  const auto s = ssum::solve(ssum::cpu{1}, none, counting);
+  ASSERT_TRUE(s.count.has_value());
+  EXPECT_EQ(static_cast<std::uint64_t>(*s.count), 0u);
+  EXPECT_FALSE(ssum::solve(ssum::cpu{1}, none).count.has_value()) << "no count unless asked";
+}
+
+// Counts in the millions, on lists large enough for a team of threads and many block pairs:
+// small signed weights, checked against a dynamic program over all reachable sums.
+TEST(SolveCpu, LargeCountsMatchDynamicProgramming) {
+  std::mt19937_64 rng(99);
+  ssum::solve_options counting;
+  counting.count = true;
+  for (int trial = 0; trial < 4; ++trial) {
+    ssum::problem p;
+    const std::int64_t range = trial < 2 ? 3 : 40;
+    for (int i = 0; i < 32; ++i) p.weights.push_back(uniform(rng, trial % 2 ? -range : 0, range));
+    // ways[s + offset]: subsets (index sets, the empty one included) with sum s.
+    std::int64_t lo = 0, hi = 0;
+    for (auto w : p.weights) (w < 0 ? lo : hi) += w;
+    std::vector<std::uint64_t> ways(static_cast<std::size_t>(hi - lo + 1), 0);
+    ways[static_cast<std::size_t>(-lo)] = 1;
+    for (auto w : p.weights) {
+      std::vector<std::uint64_t> next = ways;
+      for (std::int64_t s = lo; s <= hi; ++s) {
+        const std::int64_t from = s - w;
+        if (from >= lo && from <= hi) next[static_cast<std::size_t>(s - lo)] += ways[static_cast<std::size_t>(from - lo)];
+      }
+      ways = std::move(next);
+    }
+    for (const std::optional<int128> t : {std::optional<int128>(hi / 3), std::optional<int128>(), std::optional<int128>(0)}) {
+      p.target = t;
+      const std::int64_t want = static_cast<std::int64_t>(t.value_or(0));
+      std::uint64_t expected = ways[static_cast<std::size_t>(want - lo)];
+      if (!t) --expected;  // zero-sum: not the empty subset
+      const auto s = ssum::solve(ssum::cpu{2}, p, counting);
+      ASSERT_TRUE(s.count.has_value());
+      EXPECT_EQ(static_cast<std::uint64_t>(*s.count), expected) << describe(p);
+      if (t && *t != 0) EXPECT_GT(expected, 1000u) << "the case should count many subsets";
+      expect_solution(p, s, expected > 0, describe(p));
+    }
+  }
+}
+
 // Weights whose total does not fit in 64 bits take the 128-bit list path.
 TEST(SolveCpu, WideWeightsUseExactSums) {
   std::mt19937_64 rng(7);

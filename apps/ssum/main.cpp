@@ -47,6 +47,7 @@ struct solve_args {
   unsigned threads = 0;
   bool json = false;
   bool progress = false;
+  bool count = false;
 };
 
 int run_solve(const solve_args& args) {
@@ -64,6 +65,7 @@ int run_solve(const solve_args& args) {
   ssum::solve_options options;
   options.algo = args.algorithm == "two-list" ? ssum::algorithm::two_list : ssum::algorithm::automatic;
   options.cancel = &g_interrupt;
+  options.count = args.count;
   options.on_progress = [&printer](const ssum::progress& pr) { printer(pr); };
 
   std::signal(SIGINT, on_sigint);
@@ -87,8 +89,10 @@ int run_solve(const solve_args& args) {
     out["algorithm"] = s.algorithm;
     out["backend"] = s.backend;
     out["threads"] = s.threads;
-    out["seconds"] = {{"generate", s.seconds.generate}, {"prune", s.seconds.prune},   {"search", s.seconds.search},
-                      {"recover", s.seconds.recover},   {"total", s.seconds.total},   {"wall", wall}};
+    if (s.count) out["count"] = ssum::to_string(static_cast<ssum::int128>(*s.count));  // text: may pass 2^53
+    out["seconds"] = {{"generate", s.seconds.generate}, {"prune", s.seconds.prune}, {"count", s.seconds.count},
+                      {"search", s.seconds.search},     {"recover", s.seconds.recover}, {"total", s.seconds.total},
+                      {"wall", wall}};
     out["memory"] = {{"planned_bytes", s.planned_bytes}, {"peak_rss_bytes", ssum::peak_resident_bytes()}};
     std::cout << out.dump() << '\n';
   } else {
@@ -102,6 +106,10 @@ int run_solve(const solve_args& args) {
       std::cout << '\n';
     } else {
       std::cout << "infeasible: no subset of the " << p.weights.size() << " items sums to " << goal << '\n';
+    }
+    if (s.count) {
+      std::cout << "solutions: " << ssum::to_string(static_cast<ssum::int128>(*s.count))
+                << " subsets sum to " << goal << '\n';
     }
     char seconds[32];
     std::snprintf(seconds, sizeof seconds, "%.3g", s.seconds.total);
@@ -154,6 +162,7 @@ int main(int argc, char** argv) {
   solve->add_option("--threads", sa.threads, "Host threads (default: all)")->check(CLI::Range(1u, 4096u));
   solve->add_flag("--json", sa.json, "Print one JSON object on stdout");
   solve->add_flag("--progress", sa.progress, "Show stage progress on stderr (default when stderr is a terminal)");
+  solve->add_flag("--count", sa.count, "Also count every subset that sums to the target (index sets: equal weights give distinct subsets)");
 
   std::string cls;
   std::size_t n = 0;

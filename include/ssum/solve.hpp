@@ -3,9 +3,11 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "ssum/int128.hpp"
 #include "ssum/policy.hpp"
 #include "ssum/problem.hpp"
 
@@ -16,7 +18,7 @@ enum class algorithm { automatic, two_list };
 
 /// What a long solve reports as it goes: the stage name and its completed fraction.
 struct progress {
-  std::string stage;  // "generate A", "generate B", "prune", "search", "recover"
+  std::string stage;  // "generate A", "generate B", "prune", "count", "search", "recover"
   double fraction = 0;
 };
 
@@ -28,10 +30,13 @@ struct solve_options {
   std::function<void(const progress&)> on_progress;
   /// Bytes the solve may use; 0 means what the machine has available now.
   std::uint64_t memory_limit = 0;
+  /// Also count every solution (solution::count): an exhaustive pass over the lists after
+  /// they are built, on top of the search for one subset.
+  bool count = false;
 };
 
 struct stage_seconds {
-  double generate = 0, prune = 0, search = 0, recover = 0, total = 0;
+  double generate = 0, prune = 0, count = 0, search = 0, recover = 0, total = 0;
 };
 
 struct solution {
@@ -42,6 +47,9 @@ struct solution {
   unsigned threads = 0;
   stage_seconds seconds;
   std::uint64_t planned_bytes = 0;  // memory the plan reserved for lists and buffers
+  /// With solve_options::count: how many subsets sum to the target (index sets, so equal
+  /// weights give distinct subsets; the empty subset counts only when a target is given).
+  std::optional<uint128> count;
 };
 
 /// Bytes the two-list algorithm plans for `p` (lists, merge buffer); may exceed 2^64, hence double.

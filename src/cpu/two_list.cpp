@@ -266,6 +266,32 @@ void walk_lanes(search_state<Sum>& st, walk* lane, const std::atomic<bool>* canc
   }
 }
 
+// The number of index pairs (i, j) in one block pair with a[i] + b[j] == t: Horowitz-Sahni's
+// walk, but a match multiplies the run of equal a's by the run of equal b's (both clipped to
+// the block pair) and steps past both. Every (i, j) lies in exactly one block pair and pruning
+// only drops pairs that cannot match, so the sum over the surviving pairs is exact.
+template <class Sum>
+uint128 count_block_pair(const Sum* a, const Sum* b, const block_pair& bp, Sum t) {
+  uint128 count = 0;
+  std::size_t i = bp.a_lo, j = bp.b_hi;  // j: one past the B row under the pointer
+  while (i < bp.a_hi && j > bp.b_lo) {
+    const Sum s = a[i] + b[j - 1];
+    if (s < t) {
+      ++i;
+    } else if (t < s) {
+      --j;
+    } else {
+      std::size_t ra = 1, rb = 1;
+      while (i + ra < bp.a_hi && a[i + ra] == a[i]) ++ra;
+      while (j - rb > bp.b_lo && b[j - 1 - rb] == b[j - 1]) ++rb;
+      count += uint128(ra) * rb;
+      i += ra;
+      j -= rb;
+    }
+  }
+  return count;
+}
+
 // A subset mask of w[0, count) whose sum is `value` and which differs from `exclude` when
 // one is given: meet in the middle over the two quarters (2^(count/2) sums each).
 template <class Sum>
@@ -341,6 +367,33 @@ solution solve_flipped(const cpu& policy, const flipped_instance<Sum>& inst, con
   const std::vector<block_pair> pairs = prune_block_pairs(a, size_a, b, size_b, t, std::size_t{64} * threads);
   result.seconds.prune = seconds_since(t0);
   report(options, "prune", 1.0);
+
+  // Counting (on request): every block pair, in parallel; per-thread partial sums because
+  // OpenMP has no reduction over 128-bit integers.
+  if (options.count) {
+    t0 = clock_type::now();
+    const unsigned team = size_a + size_b < (std::size_t{1} << 15) ? 1u : threads;
+    std::vector<uint128> partial(team, 0);
+    std::atomic<bool> cancelled{false};
+#pragma omp parallel for schedule(dynamic, 1) num_threads(team)
+    for (std::size_t q = 0; q < pairs.size(); ++q) {
+      if (cancelled.load(std::memory_order_relaxed)) continue;
+      if (options.cancel && options.cancel->load(std::memory_order_relaxed)) {
+        cancelled.store(true);
+        continue;
+      }
+      partial[omp_get_thread_num()] += count_block_pair(a, b, pairs[q], t);
+    }
+    if (cancelled.load()) throw interrupted();
+    uint128 total = 0;
+    for (const uint128 c : partial) total += c;
+    // Without a target the empty subset does not count; it always sums to 0, so it is in the
+    // total exactly once (as the pair of the flipped items' sums).
+    if (inst.exclude_trivial) total -= 1;
+    result.count = total;
+    result.seconds.count = seconds_since(t0);
+    report(options, "count", 1.0);
+  }
 
   // Search.
   t0 = clock_type::now();
@@ -460,6 +513,7 @@ solution solve_two_list(const cpu& policy, const problem& p, const solve_options
   const double bytes = plan.bytes;
   if (out_of_range) {
     solution result;
+    if (options.count) result.count = 0;
     result.algorithm = "two-list";
     result.backend = "cpu";
     result.threads = resolved_threads(policy);
