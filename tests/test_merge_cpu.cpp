@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "sorted_inputs.hpp"
 #include "ssum/merge.hpp"
 #include "ssum/merge_path.hpp"
 
@@ -32,43 +33,8 @@ namespace {
 
 constexpr unsigned kThreads[] = {1, 2, 3, 8};
 
-// n ascending values, without a sort: range > 0 gives values in [0, range) (for floats,
-// quarter steps around 0), so many ties; range == 0 gives random steps of 0..999 from a
-// negative start for signed types, so few ties.
-template <class T>
-std::vector<T> sorted_random(std::size_t n, std::uint64_t seed, std::uint64_t range) {
-  std::mt19937_64 rng(seed);
-  std::vector<T> v;
-  v.reserve(n);
-  const auto value = [range](std::uint64_t r) {
-    if constexpr (std::is_floating_point_v<T>) {
-      return static_cast<T>(static_cast<double>(r) * 0.25 - static_cast<double>(range) * 0.125);
-    } else {
-      return static_cast<T>(r);
-    }
-  };
-  if (range > 0) {
-    std::vector<std::size_t> hist(range);
-    for (std::size_t k = 0; k < n; ++k) ++hist[rng() % range];
-    for (std::uint64_t r = 0; r < range; ++r) v.insert(v.end(), hist[r], value(r));
-    return v;
-  }
-  long long x = std::is_signed_v<T> ? -500000000LL : 0;
-  for (std::size_t k = 0; k < n; ++k) {
-    x += static_cast<long long>(rng() % 1000);
-    if constexpr (std::is_floating_point_v<T>) {
-      v.push_back(static_cast<T>(static_cast<double>(x) * 0.25));
-    } else {
-      v.push_back(static_cast<T>(x));
-    }
-  }
-  return v;
-}
-
-template <class T>
-bool same_bits(const std::vector<T>& x, const std::vector<T>& y) {
-  return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(T)) == 0);
-}
+using ssum_test::same_bits;
+using ssum_test::sorted_random;
 
 template <class T>
 struct merge_case {

@@ -29,6 +29,7 @@
 
 #include "cuda/merge_kernels.cuh"
 #include "device_array.cuh"
+#include "../sorted_inputs.hpp"
 #include "ssum/merge.hpp"
 
 namespace {
@@ -43,46 +44,8 @@ constexpr std::size_t tile_of() {
   return ssum::cuda_detail::merge_tuning<T>::tile;
 }
 
-// n ascending values without a sort: range > 0 gives values in [0, range) (floats: quarter
-// steps around 0, signed: shifted to straddle 0), so many ties; range == 0 gives random steps
-// of 0..999 from a negative start for signed types, so few ties.
-template <class T>
-std::vector<T> sorted_random(std::size_t n, std::uint64_t seed, std::uint64_t range) {
-  std::mt19937_64 rng(seed);
-  std::vector<T> v;
-  v.reserve(n);
-  if (range > 0) {
-    std::vector<std::size_t> hist(range);
-    for (std::size_t k = 0; k < n; ++k) ++hist[rng() % range];
-    for (std::uint64_t r = 0; r < range; ++r) {
-      T x;
-      if constexpr (std::is_floating_point_v<T>) {
-        x = static_cast<T>(static_cast<double>(r) * 0.25 - static_cast<double>(range) * 0.125);
-      } else if constexpr (std::is_signed_v<T>) {
-        x = static_cast<T>(static_cast<std::int64_t>(r) - static_cast<std::int64_t>(range / 2));
-      } else {
-        x = static_cast<T>(r);
-      }
-      v.insert(v.end(), hist[r], x);
-    }
-    return v;
-  }
-  long long x = std::is_signed_v<T> ? -500000000LL : 0;
-  for (std::size_t k = 0; k < n; ++k) {
-    x += static_cast<long long>(rng() % 1000);
-    if constexpr (std::is_floating_point_v<T>) {
-      v.push_back(static_cast<T>(static_cast<double>(x) * 0.25));
-    } else {
-      v.push_back(static_cast<T>(x));
-    }
-  }
-  return v;
-}
-
-template <class T>
-bool same_bits(const std::vector<T>& x, const std::vector<T>& y) {
-  return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(T)) == 0);
-}
+using ssum_test::same_bits;
+using ssum_test::sorted_random;
 
 // First index where x and y differ (for messages).
 template <class T>
