@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/two_list_merging.hpp"
 #include "reference/sequential_two_list.hpp"
 #include "ssum/ssum.hpp"
 
@@ -160,6 +161,64 @@ TEST(SolveCpu, LargeCountsMatchDynamicProgramming) {
       expect_solution(p, s, expected > 0, describe(p));
     }
   }
+}
+
+// The merge-built two-list of the CUDA solver (core/two_list_merging.hpp), run here over host
+// memory with the host primitives: its glue (buffer parity, the zero-sum pair, counts,
+// certificates) checked against brute force on machines without a device.
+struct host_memory {
+  struct buffer {
+    std::vector<std::uint64_t> data;
+    std::uint64_t* get() { return data.data(); }
+  };
+  buffer alloc(std::size_t elements) { return buffer{std::vector<std::uint64_t>(elements, 0xdeadbeefull)}; }
+  void set_zero(std::uint64_t* p) { *p = 0; }
+  std::uint64_t read(const std::uint64_t* p, std::size_t k) { return p[k]; }
+  void sync() {}
+  double available_bytes() { return 1e12; }
+};
+
+TEST(SolveCpu, MergingTwoListMatchesBruteForce) {
+  std::mt19937_64 rng(31337);
+  ssum::solve_options counting;
+  counting.count = true;
+  host_memory memory;
+  for (int trial = 0; trial < 1500; ++trial) {
+    ssum::problem p;
+    const std::size_t n = static_cast<std::size_t>(uniform(rng, 0, 16));
+    const int regime = trial % 4;
+    const std::int64_t range = regime == 0 ? 3 : regime == 1 ? 60 : regime == 2 ? (std::int64_t{1} << 40) : (std::int64_t{1} << 58);
+    for (std::size_t i = 0; i < n; ++i) p.weights.push_back(uniform(rng, trial % 2 ? -range : 0, range));
+    const int kind = static_cast<int>(uniform(rng, 0, 3));
+    if (kind == 0) {
+      int128 t = 0;
+      for (auto w : p.weights) if (rng() & 1) t += w;
+      p.target = t;
+    } else if (kind == 1) {
+      p.target = uniform(rng, -range, range);
+    } else if (kind == 2) {
+      p.target = std::nullopt;
+    } else {
+      p.target = 0;
+    }
+    const std::uint64_t expected = brute_force_count(p);
+    const ssum::solution s =
+        ssum::detail::two_list_by_merging(ssum::cpu{static_cast<unsigned>(1 + trial % 3)}, memory, p, counting, "cpu");
+    expect_solution(p, s, expected > 0, describe(p));
+    ASSERT_TRUE(s.count.has_value()) << describe(p);
+    ASSERT_EQ(static_cast<std::uint64_t>(*s.count), expected) << describe(p);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  // Zero-sum shapes of the empty subset's pair: alone, sharing its sums, beside other matches.
+  for (const std::vector<std::int64_t>& w : std::vector<std::vector<std::int64_t>>{
+           {3, 9}, {-3, -9}, {3, -3}, {0}, {-5, 5, -5, 5}, {-1, -2, 3, 100}, {-4, 1, 1, 1, 1}, {}}) {
+    const ssum::problem p{w, std::nullopt};
+    const auto s = ssum::detail::two_list_by_merging(ssum::cpu{2}, memory, p, counting, "cpu");
+    expect_solution(p, s, brute_force_count(p) > 0, describe(p));
+    EXPECT_EQ(static_cast<std::uint64_t>(*s.count), brute_force_count(p)) << describe(p);
+  }
+  const ssum::problem wide{{INT64_MAX, INT64_MAX, INT64_MAX}, int128(INT64_MAX) * 3};
+  EXPECT_THROW(ssum::detail::two_list_by_merging(ssum::cpu{1}, memory, wide, counting, "cpu"), ssum::backend_unavailable);
 }
 
 // Weights whose total does not fit in 64 bits take the 128-bit list path.

@@ -59,7 +59,15 @@ double two_list_planned_bytes(const problem& p);
 /// plan does not fit, ssum::interrupted on cancellation.
 solution solve(const cpu& policy, const problem& p, const solve_options& options = {});
 
-/// Chooses the backend (automatic: the host until the CUDA solver exists) and solves.
+/// Solves exactly on a CUDA device (policy.device, ordered on policy.stream): both lists are
+/// generated and searched on the device, the certificate is recovered and verified on the
+/// host. Sums are 64-bit: throws ssum::backend_unavailable when the total |weight| needs more
+/// (or there is no CUDA build or device), ssum::insufficient_memory before allocating when
+/// the lists do not fit the device, ssum::interrupted, ssum::cuda_error.
+solution solve(const cuda& policy, const problem& p, const solve_options& options = {});
+
+/// Chooses the backend (automatic: the host until the CUDA solver has been validated on a
+/// device) and solves.
 /// Throws ssum::backend_unavailable when the named backend cannot run.
 solution solve(backend which, unsigned threads, const problem& p, const solve_options& options = {});
 

@@ -1,4 +1,5 @@
 // Built instead of src/cuda/ when CUDA is not found or switched off.
+#include "core/two_list_cuda.hpp"
 #include "ssum/cuda_device.hpp"
 #include "ssum/errors.hpp"
 
@@ -9,5 +10,11 @@ bool cuda_compiled() noexcept { return false; }
 std::vector<cuda_device_info> cuda_devices() { return {}; }
 
 void cuda_self_test(int) { throw backend_unavailable("this build of ssum has no CUDA backend"); }
+
+namespace detail {
+solution solve_two_list_cuda(const cuda&, const problem&, const solve_options&) {
+  throw backend_unavailable("this build of ssum has no CUDA backend");
+}
+}  // namespace detail
 
 }  // namespace ssum

@@ -1,0 +1,11 @@
+#pragma once
+// Internal: the CUDA two-list solver behind ssum::solve(cuda, ...) (src/cuda/two_list.cu;
+// src/core/cuda_unavailable.cpp in builds without CUDA). Host-only declarations.
+#include "ssum/solve.hpp"
+
+namespace ssum::detail {
+
+/// Solves on the device; the subset it returns is not yet verified (ssum::solve does that).
+solution solve_two_list_cuda(const cuda& policy, const problem& p, const solve_options& options);
+
+}  // namespace ssum::detail

@@ -1,0 +1,126 @@
+#pragma once
+// Internal, shared by the host and CUDA two-list solvers: the instance made non-negative
+// ("flipped"), and the way back from a found pair of half-sums to a subset.
+//
+// A negative item is replaced by its magnitude, the target raised by it, and its choice
+// flipped in the answer; then sums above the target can be dropped while the lists are
+// built. A found pair of sums is turned back into a subset by a small meet-in-the-middle per
+// half: no subset masks are stored beside the sums.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <vector>
+
+#include "ssum/int128.hpp"
+#include "ssum/problem.hpp"
+
+namespace ssum::detail {
+
+template <class Sum>
+struct flipped_instance {
+  std::vector<Sum> weights;        // |w_i|
+  std::vector<bool> flipped;       // w_i < 0
+  Sum target = 0;                  // t + sum of |negative weights|
+  std::size_t half = 0;            // items [0, half) form list A, [half, n) list B
+  // Zero-sum only: the empty original subset becomes "exactly the flipped items"; that one
+  // pair of sums must not be taken as an answer unless another subset has the same sums.
+  bool exclude_trivial = false;
+  std::uint64_t trivial_mask_a = 0, trivial_mask_b = 0;
+  Sum trivial_a = 0, trivial_b = 0;
+};
+
+template <class Sum>
+flipped_instance<Sum> flip(const problem& p, int128 target) {
+  flipped_instance<Sum> inst;
+  const std::size_t n = p.weights.size();
+  inst.half = n / 2;
+  inst.weights.resize(n);
+  inst.flipped.resize(n);
+  int128 shifted = target;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t w = p.weights[i];
+    inst.flipped[i] = w < 0;
+    // |INT64_MIN| does not fit in int64, so take the magnitude in 128 bits.
+    const int128 mag = w < 0 ? -int128(w) : int128(w);
+    inst.weights[i] = static_cast<Sum>(mag);
+    if (w < 0) {
+      shifted += mag;
+      const bool in_a = i < inst.half;
+      (in_a ? inst.trivial_a : inst.trivial_b) += static_cast<Sum>(mag);
+      (in_a ? inst.trivial_mask_a : inst.trivial_mask_b) |= std::uint64_t{1} << (in_a ? i : i - inst.half);
+    }
+  }
+  inst.target = static_cast<Sum>(shifted);
+  inst.exclude_trivial = p.zero_sum();
+  return inst;
+}
+
+// A subset mask of w[0, count) whose sum is `value` and which differs from `exclude` when
+// one is given: meet in the middle over the two quarters (2^(count/2) sums each).
+template <class Sum>
+std::optional<std::uint64_t> find_subset(const Sum* w, std::size_t count, Sum value,
+                                         std::optional<std::uint64_t> exclude) {
+  const std::size_t q1 = count / 2, q2 = count - q1;
+  struct entry {
+    Sum sum;
+    std::uint64_t mask;
+  };
+  auto enumerate = [&](const Sum* ws, std::size_t m) {
+    std::vector<entry> out(std::size_t{1} << m);
+    out[0] = {0, 0};
+    for (std::size_t bit = 0; bit < m; ++bit) {
+      const std::size_t half = std::size_t{1} << bit;
+      for (std::size_t s = 0; s < half; ++s) out[half + s] = {out[s].sum + ws[bit], out[s].mask | (std::uint64_t{1} << bit)};
+    }
+    return out;
+  };
+  std::vector<entry> low = enumerate(w, q1);
+  std::sort(low.begin(), low.end(), [](const entry& x, const entry& y) { return x.sum < y.sum; });
+  const std::vector<entry> high = enumerate(w + q1, q2);
+  for (const entry& h : high) {
+    if (h.sum > value) continue;
+    const Sum need = value - h.sum;
+    auto it = std::lower_bound(low.begin(), low.end(), need, [](const entry& x, Sum v) { return x.sum < v; });
+    for (; it != low.end() && it->sum == need; ++it) {
+      const std::uint64_t mask = it->mask | (h.mask << q1);
+      if (!exclude || mask != *exclude) return mask;
+    }
+  }
+  return std::nullopt;
+}
+
+// The subset (0-based, ascending, of the ORIGINAL items) behind a pair of half-sums with
+// found_a + found_b == inst.target. For zero-sum instances the pair of the flipped items'
+// sums stands for the empty subset; it is turned into another subset with the same sums when
+// one exists. Throws std::logic_error when no subset has these sums (a solver bug).
+template <class Sum>
+std::vector<std::size_t> recover_subset(const flipped_instance<Sum>& inst, Sum found_a, Sum found_b) {
+  const std::size_t n = inst.weights.size();
+  const std::size_t na_items = inst.half, nb_items = n - inst.half;
+  const Sum* wa = inst.weights.data();
+  const Sum* wb = inst.weights.data() + na_items;
+  std::optional<std::uint64_t> mask_a, mask_b;
+  if (inst.exclude_trivial && found_a == inst.trivial_a && found_b == inst.trivial_b) {
+    mask_a = find_subset(wa, na_items, found_a, inst.trivial_mask_a);
+    if (mask_a) {
+      mask_b = find_subset(wb, nb_items, found_b, std::nullopt);
+    } else {
+      mask_a = inst.trivial_mask_a;
+      mask_b = find_subset(wb, nb_items, found_b, inst.trivial_mask_b);
+    }
+  } else {
+    mask_a = find_subset(wa, na_items, found_a, std::nullopt);
+    mask_b = find_subset(wb, nb_items, found_b, std::nullopt);
+  }
+  if (!mask_a || !mask_b) throw std::logic_error("two-list: a found sum has no subset behind it");
+  std::vector<std::size_t> subset;
+  for (std::size_t i = 0; i < n; ++i) {
+    const bool chosen = i < na_items ? ((*mask_a >> i) & 1u) : ((*mask_b >> (i - na_items)) & 1u);
+    if (chosen != inst.flipped[i]) subset.push_back(i);
+  }
+  return subset;
+}
+
+}  // namespace ssum::detail

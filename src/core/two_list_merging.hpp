@@ -1,0 +1,189 @@
+#pragma once
+// Internal: the two-list algorithm built from ssum's merge primitives alone, for any backend
+// whose policy the primitives take (ssum::cuda for the device solver; ssum::cpu in the host
+// tests, which check this glue against brute force where no device is present):
+//   generation: each half's sorted subset sums by merging L with L + w, one item per pass
+//               (merge_generated with plus_constant: L + w is never stored), two buffers
+//               alternating so that the last pass lands in the list;
+//   search:     instead of pruning block pairs and walking them, the balanced equal-pairs
+//               merge of A with t - B reversed (find_pair_sum), which merge path splits
+//               evenly, no pruning needed; count_pair_sums for --count;
+//   certificate: the two found half-sums are read back and turned into a subset by a small
+//               meet-in-the-middle (two_list_instance.hpp).
+// Sums are 64-bit. Memory: where the lists live and how single values are read, given by
+// the caller (see two_list_memory in src/cuda/two_list.cu and in the host tests).
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "core/two_list_instance.hpp"
+#include "ssum/errors.hpp"
+#include "ssum/merge.hpp"
+#include "ssum/solve.hpp"
+
+namespace ssum::detail {
+
+/// Bytes two_list_by_merging plans for n items: both lists of 64-bit sums and one half-size
+/// merge buffer, plus the merges' tile splits (one 8-byte split per 2816 outputs on CUDA).
+inline double two_list_merging_planned_bytes(std::size_t n) {
+  const std::size_t na = n / 2, nb = n - na;
+  const double lists = std::ldexp(1.0, int(na)) + std::ldexp(1.0, int(nb));
+  const double scratch = std::ldexp(1.0, int(std::max(na, nb))) / 2;
+  return (lists + scratch) * sizeof(std::uint64_t) * 1.003 + 4096;
+}
+
+namespace merging {
+using clock_type = std::chrono::steady_clock;
+inline double seconds_since(clock_type::time_point start) {
+  return std::chrono::duration<double>(clock_type::now() - start).count();
+}
+inline void report(const solve_options& options, const char* stage, double fraction) {
+  if (options.on_progress) options.on_progress(progress{stage, fraction});
+}
+inline void check_cancel(const solve_options& options) {
+  if (options.cancel && options.cancel->load(std::memory_order_relaxed)) throw interrupted();
+}
+
+// Sorted sums of all subsets of w[0, count) into `list` (2^count of them), through `scratch`
+// (2^(count-1)): level k lives in the buffer of parity (start + k), chosen so that level
+// `count` is `list`.
+template <class Policy, class Memory>
+void generate_sums(const Policy& policy, Memory& memory, const std::uint64_t* w, std::size_t count, std::uint64_t* list,
+                   std::uint64_t* scratch, const solve_options& options, const char* stage) {
+  std::uint64_t* cur = count % 2 == 0 ? list : scratch;
+  std::uint64_t* nxt = count % 2 == 0 ? scratch : list;
+  memory.set_zero(cur);  // the empty subset
+  std::size_t size = 1;
+  for (std::size_t item = 0; item < count; ++item) {
+    check_cancel(options);
+    merge_generated(policy, cur, size, plus_constant<std::uint64_t>{cur, w[item]}, size, nxt);
+    std::swap(cur, nxt);
+    size *= 2;
+    report(options, stage, double(item + 1) / double(count));
+  }
+}
+}  // namespace merging
+
+/// Memory (the caller's): buffer alloc(std::size_t elements) with buffer::get() ->
+/// std::uint64_t*; void set_zero(std::uint64_t*); std::uint64_t read(const std::uint64_t*,
+/// std::size_t); void sync(); double available_bytes().
+template <class Policy, class Memory>
+solution two_list_by_merging(const Policy& policy, Memory& memory, const problem& p, const solve_options& options,
+                             const char* backend_name) {
+  using namespace merging;
+  using sum_t = std::uint64_t;
+  const auto start = clock_type::now();
+  solution result;
+  result.algorithm = "two-list";
+  result.backend = backend_name;
+  const std::size_t n = p.weights.size();
+  const int128 target = p.target.value_or(0);
+
+  uint128 total_abs = 0, negatives = 0;
+  for (std::int64_t w : p.weights) {
+    const uint128 mag = static_cast<uint128>(w < 0 ? -int128(w) : int128(w));
+    total_abs += mag;
+    if (w < 0) negatives += mag;
+  }
+  if (total_abs > std::numeric_limits<sum_t>::max()) {
+    throw backend_unavailable("the merging two-list needs the total |weight| below 2^64; use --backend cpu");
+  }
+  if (n > 64) throw backend_unavailable("the merging two-list takes at most 64 items");
+  const int128 shifted = target + int128(negatives);
+  if (shifted < 0 || static_cast<uint128>(shifted) > total_abs) {  // no subset reaches it
+    if (options.count) result.count = 0;
+    result.seconds.total = seconds_since(start);
+    return result;
+  }
+  const flipped_instance<sum_t> inst = flip<sum_t>(p, target);
+  const std::size_t na_items = inst.half, nb_items = n - inst.half;
+  const std::size_t size_a = std::size_t{1} << na_items, size_b = std::size_t{1} << nb_items;
+  if (options.count && uint128(size_a) * size_b > std::numeric_limits<std::uint64_t>::max()) {
+    throw backend_unavailable("--count at n = 64 may exceed 64 bits on this backend; use --backend cpu");
+  }
+
+  // Memory, planned before allocating: both lists and one half-size merge buffer.
+  const double bytes = two_list_merging_planned_bytes(n);
+  double available = memory.available_bytes();
+  if (options.memory_limit) available = std::min(available, double(options.memory_limit));
+  if (bytes > available) {
+    throw insufficient_memory("the two lists of " + std::to_string(n) + " items need " +
+                                  std::to_string(static_cast<long long>(bytes / 1048576)) + " MiB; " +
+                                  std::to_string(static_cast<long long>(available / 1048576)) + " MiB are available",
+                              bytes, available);
+  }
+  result.planned_bytes = static_cast<std::uint64_t>(bytes);
+
+  auto t0 = clock_type::now();
+  auto list_a = memory.alloc(size_a);
+  auto list_b = memory.alloc(size_b);
+  {
+    auto scratch = memory.alloc(std::max(size_a, size_b) / 2 + 1);
+    // The weights stay on the host: each pass takes its w as an argument.
+    generate_sums(policy, memory, inst.weights.data(), na_items, list_a.get(), scratch.get(), options, "generate A");
+    generate_sums(policy, memory, inst.weights.data() + na_items, nb_items, list_b.get(), scratch.get(), options,
+                  "generate B");
+    memory.sync();
+  }
+  result.seconds.generate = seconds_since(t0);
+  check_cancel(options);
+
+  const sum_t* a = list_a.get();
+  const sum_t* b = list_b.get();
+  const sum_t t = inst.target;
+  if (options.count) {
+    t0 = clock_type::now();
+    std::uint64_t c = count_pair_sums(policy, a, size_a, b, size_b, t);
+    if (inst.exclude_trivial) c -= 1;  // the empty subset: in the total exactly once
+    result.count = c;
+    result.seconds.count = seconds_since(t0);
+    report(options, "count", 1.0);
+  }
+
+  t0 = clock_type::now();
+  pair_match m = find_pair_sum(policy, a, size_a, b, size_b, t);
+  sum_t found_a = 0, found_b = 0;
+  if (m.found) {
+    found_a = memory.read(a, m.i);
+    found_b = memory.read(b, m.j);
+    if (inst.exclude_trivial && found_a == inst.trivial_a && found_b == inst.trivial_b) {
+      // The empty subset's pair. Another subset behind the same sums (a neighbour equal in
+      // A or B) is found by the recovery; otherwise any other match has another A index.
+      const bool shared = (m.i > 0 && memory.read(a, m.i - 1) == found_a) ||
+                          (m.i + 1 < size_a && memory.read(a, m.i + 1) == found_a) ||
+                          (m.j > 0 && memory.read(b, m.j - 1) == found_b) ||
+                          (m.j + 1 < size_b && memory.read(b, m.j + 1) == found_b);
+      if (!shared) {
+        const std::size_t skip = m.i;
+        m = find_pair_sum(policy, a, skip, b, size_b, t);
+        if (!m.found) {
+          m = find_pair_sum(policy, a + skip + 1, size_a - skip - 1, b, size_b, t);
+          if (m.found) m.i += skip + 1;
+        }
+        if (m.found) {
+          found_a = memory.read(a, m.i);
+          found_b = memory.read(b, m.j);
+        }
+      }
+    }
+  }
+  result.seconds.search = seconds_since(t0);
+  report(options, "search", 1.0);
+
+  if (m.found) {
+    t0 = clock_type::now();
+    result.subset = recover_subset(inst, found_a, found_b);
+    result.feasible = true;
+    result.seconds.recover = seconds_since(t0);
+    report(options, "recover", 1.0);
+  }
+  result.seconds.total = seconds_since(start);
+  return result;
+}
+
+}  // namespace ssum::detail
