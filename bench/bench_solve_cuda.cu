@@ -1,0 +1,136 @@
+// The solvers side by side in one run, on design.md's instances (weights below 2^62/n):
+//   ssum_cuda     ssum::solve(cuda{}, ...): lists merged and searched on the device;
+//   thrust_peer   what a user writes with Thrust in an afternoon: each list by thrust::merge
+//                 of L with L + w (a transform iterator), then thrust::binary_search of
+//                 t - a in B for every a in A;
+//   ssum_cpu      ssum's host solver on every host core;
+//   sequential    the sequential Horowitz-Sahni reference on one core (up to n = 48).
+// Random instances are no-instances (the whole search runs); planted ones are feasible.
+// Whole-call wall time per iteration; ssum's per-stage seconds as counters.
+// Plot: scripts/plot-solve BENCH_JSON docs/solve-time.png
+#include <benchmark/benchmark.h>
+#include <cuda_runtime.h>
+#include <thrust/binary_search.h>
+#include <thrust/device_vector.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/logical.h>
+#include <thrust/merge.h>
+#include <thrust/transform.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "reference/sequential_two_list.hpp"
+#include "ssum/ssum.hpp"
+
+namespace {
+
+const ssum::problem& instance(const std::string& cls, std::size_t n) {
+  static std::map<std::pair<std::string, std::size_t>, ssum::problem> cache;
+  const auto key = std::make_pair(cls, n);
+  auto it = cache.find(key);
+  if (it == cache.end()) it = cache.emplace(key, ssum::generate(cls, n, std::nullopt, 2026)).first;
+  return it->second;
+}
+
+struct plus_w {
+  std::uint64_t w;
+  __host__ __device__ std::uint64_t operator()(std::uint64_t x) const { return x + w; }
+};
+struct is_true {
+  __host__ __device__ bool operator()(bool x) const { return x; }
+};
+struct partner {  // the b that a needs; a sentinel that no sum reaches when a > t
+  std::uint64_t t;
+  __host__ __device__ std::uint64_t operator()(std::uint64_t a) const { return a <= t ? t - a : ~std::uint64_t{0}; }
+};
+
+thrust::device_vector<std::uint64_t> thrust_sums(const std::vector<std::int64_t>& w, std::size_t lo, std::size_t hi) {
+  thrust::device_vector<std::uint64_t> cur(1, 0), nxt;
+  for (std::size_t i = lo; i < hi; ++i) {
+    nxt.resize(2 * cur.size());
+    const auto shifted = thrust::make_transform_iterator(cur.begin(), plus_w{static_cast<std::uint64_t>(w[i])});
+    thrust::merge(cur.begin(), cur.end(), shifted, shifted + cur.size(), nxt.begin());
+    cur.swap(nxt);
+  }
+  return cur;
+}
+
+// Positive weights only (the benchmark classes): no flip needed.
+bool thrust_two_list(const ssum::problem& p) {
+  const std::uint64_t t = static_cast<std::uint64_t>(*p.target);
+  const std::size_t half = p.weights.size() / 2;
+  const auto a = thrust_sums(p.weights, 0, half);
+  const auto b = thrust_sums(p.weights, half, p.weights.size());
+  thrust::device_vector<bool> hit(a.size());
+  const auto need = thrust::make_transform_iterator(a.begin(), partner{t});
+  thrust::binary_search(b.begin(), b.end(), need, need + a.size(), hit.begin());
+  return thrust::any_of(hit.begin(), hit.end(), is_true{});
+}
+
+void ssum_cuda(benchmark::State& state, const char* cls) {
+  const auto& p = instance(cls, static_cast<std::size_t>(state.range(0)));
+  ssum::solution s;
+  for (auto _ : state) s = ssum::solve(ssum::cuda{}, p);
+  state.counters["feasible"] = s.feasible;
+  state.counters["generate_ms"] = s.seconds.generate * 1e3;
+  state.counters["search_ms"] = s.seconds.search * 1e3;
+  state.counters["recover_ms"] = s.seconds.recover * 1e3;
+  state.counters["planned_MiB"] = double(s.planned_bytes) / (1 << 20);
+}
+
+void thrust_peer(benchmark::State& state, const char* cls) {
+  const auto& p = instance(cls, static_cast<std::size_t>(state.range(0)));
+  bool feasible = false;
+  for (auto _ : state) {
+    feasible = thrust_two_list(p);
+    cudaDeviceSynchronize();
+  }
+  state.counters["feasible"] = feasible;
+}
+
+void ssum_cpu(benchmark::State& state, const char* cls) {
+  const auto& p = instance(cls, static_cast<std::size_t>(state.range(0)));
+  ssum::solution s;
+  for (auto _ : state) s = ssum::solve(ssum::cpu{}, p);
+  state.counters["feasible"] = s.feasible;
+  state.counters["threads"] = s.threads;
+}
+
+void sequential(benchmark::State& state, const char* cls) {
+  const auto& p = instance(cls, static_cast<std::size_t>(state.range(0)));
+  bool feasible = false;
+  for (auto _ : state) feasible = ssum_reference::feasible<std::int64_t>(p.weights, static_cast<std::int64_t>(*p.target));
+  state.counters["feasible"] = feasible;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (ssum::cuda_devices().empty()) {
+    std::puts("bench_solve_cuda: no CUDA device present; nothing measured");
+    return 0;
+  }
+  for (const char* cls : {"random", "planted"}) {
+    const std::string c = cls;
+    for (int n : {40, 48, 56, 60, 64}) {
+      const auto add = [&](const char* who, void (*fn)(benchmark::State&, const char*)) {
+        benchmark::RegisterBenchmark(("solve/" + c + "/" + who).c_str(), fn, cls)
+            ->Arg(n)
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime()
+            ->Iterations(n >= 60 ? 1 : 3);
+      };
+      add("ssum_cuda", ssum_cuda);
+      add("thrust_peer", thrust_peer);
+      if (n <= 56) add("ssum_cpu", ssum_cpu);
+      if (n <= 48) add("sequential", sequential);
+    }
+  }
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
