@@ -1,4 +1,4 @@
-// ssum's host two-list solver against the sequential Horowitz-Sahni reference (the peer),
+// ssum's host two-list and four-list solvers against the sequential Horowitz-Sahni reference (the peer),
 // side by side in one run, on random no-instances: every sum is generated and searched.
 // Run: build/release/bench/bench_solve_cpu   (scripts/bench-cpu adds memory and ratios)
 #include <benchmark/benchmark.h>
@@ -29,11 +29,13 @@ void sequential_reference(benchmark::State& state) {
   }
 }
 
-void ssum_cpu(benchmark::State& state) {
+void run_ssum(benchmark::State& state, ssum::algorithm algo) {
   const auto& p = instance(static_cast<std::size_t>(state.range(0)));
   ssum::solution s;
+  ssum::solve_options options;
+  options.algo = algo;
   for (auto _ : state) {
-    s = ssum::solve(ssum::cpu{}, p);
+    s = ssum::solve(ssum::cpu{}, p, options);
     if (s.feasible) state.SkipWithError("instance unexpectedly feasible: not a full search");
   }
   state.counters["threads"] = s.threads;
@@ -42,9 +44,13 @@ void ssum_cpu(benchmark::State& state) {
   state.counters["planned_MiB"] = double(s.planned_bytes) / (1 << 20);
 }
 
+void ssum_cpu(benchmark::State& state) { run_ssum(state, ssum::algorithm::two_list); }
+void ssum_cpu_four_list(benchmark::State& state) { run_ssum(state, ssum::algorithm::four_list); }
+
 }  // namespace
 
 BENCHMARK(sequential_reference)->Arg(40)->Arg(44)->Arg(48)->Unit(benchmark::kMillisecond)->MinTime(1.0)->UseRealTime();
-BENCHMARK(ssum_cpu)->Arg(40)->Arg(44)->Arg(48)->Unit(benchmark::kMillisecond)->MinTime(1.0)->UseRealTime();
+BENCHMARK(ssum_cpu)->Arg(40)->Arg(44)->Arg(48)->Arg(52)->Unit(benchmark::kMillisecond)->MinTime(1.0)->UseRealTime();
+BENCHMARK(ssum_cpu_four_list)->Arg(40)->Arg(44)->Arg(48)->Arg(52)->Unit(benchmark::kMillisecond)->MinTime(1.0)->UseRealTime();
 
 BENCHMARK_MAIN();

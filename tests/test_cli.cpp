@@ -186,7 +186,7 @@ TEST(Cli, BadUsageExitsTwo) {
 TEST(Cli, TooLargeForMemoryExitsThreeWithTheBytes) {
   const auto instance = run("gen random -n 72 --seed 2");
   ASSERT_EQ(instance.code, 0);
-  const auto r = run("solve -", instance.out);
+  const auto r = run("solve --algorithm two-list -", instance.out);  // auto would take the four lists
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_NE(r.err.find("MiB"), std::string::npos) << r.err;
   EXPECT_EQ(count_lines(r.err), 1u);

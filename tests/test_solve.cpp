@@ -221,6 +221,66 @@ TEST(SolveCpu, MergingTwoListMatchesBruteForce) {
   EXPECT_THROW(ssum::detail::two_list_by_merging(ssum::cpu{1}, memory, wide, counting, "cpu"), ssum::backend_unavailable);
 }
 
+// The four-list (Schroeppel-Shamir, modular) against brute force: verdicts, certificates and
+// counts, every regime, n not divisible by 4, zero-sum (the empty quadruple), 1-3 threads.
+TEST(SolveCpu, FourListMatchesBruteForce) {
+  std::mt19937_64 rng(4444);
+  for (int trial = 0; trial < 1500; ++trial) {
+    ssum::problem p;
+    const std::size_t n = static_cast<std::size_t>(uniform(rng, 0, 16));
+    const int regime = trial % 5;
+    const std::int64_t range = regime == 0 ? 3 : regime == 1 ? 60 : regime == 2 ? (std::int64_t{1} << 40) : INT64_MAX;
+    for (std::size_t i = 0; i < n; ++i) {
+      // regime 4: multiples of 1024, so that residues cluster (a modulus that is a power of two
+      // would put them all in one class)
+      p.weights.push_back(regime == 4 ? 1024 * uniform(rng, -50, 50) : uniform(rng, trial % 2 ? -range : 0, range));
+    }
+    const int kind = static_cast<int>(uniform(rng, 0, 3));
+    if (kind == 0) {
+      int128 t = 0;
+      for (auto w : p.weights) if (rng() & 1) t += w;
+      p.target = t;
+    } else if (kind == 1) {
+      p.target = uniform(rng, -range, range);
+    } else if (kind == 2) {
+      p.target = std::nullopt;
+    } else {
+      p.target = 0;
+    }
+    ssum::solve_options options;
+    options.algo = ssum::algorithm::four_list;
+    options.count = trial % 2 == 0;
+    const std::uint64_t expected = brute_force_count(p);
+    const auto s = ssum::solve(ssum::cpu{static_cast<unsigned>(1 + trial % 3)}, p, options);
+    EXPECT_EQ(s.algorithm, "four-list");
+    expect_solution(p, s, expected > 0, describe(p));
+    if (options.count) {
+      ASSERT_TRUE(s.count.has_value()) << describe(p);
+      ASSERT_EQ(static_cast<std::uint64_t>(*s.count), expected) << describe(p);
+    }
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+// Beyond brute force: the four lists against the two lists, n = 20..40 (not all multiples of
+// 4), the benchmark classes and signed zero-sum instances, with counts.
+TEST(SolveCpu, FourListAgreesWithTwoList) {
+  ssum::solve_options two, four;
+  two.algo = ssum::algorithm::two_list;
+  four.algo = ssum::algorithm::four_list;
+  two.count = four.count = true;
+  for (std::size_t n : {20, 23, 26, 29, 32, 35, 38, 40}) {
+    for (const char* cls : {"random", "planted", "zero-sum"}) {
+      const ssum::problem p = ssum::generate(cls, n, n % 3 == 0 ? 12 : 30, 100 + n);
+      const auto a = ssum::solve(ssum::cpu{2}, p, two);
+      const auto b = ssum::solve(ssum::cpu{2}, p, four);
+      EXPECT_EQ(a.feasible, b.feasible) << cls << " n=" << n;
+      EXPECT_EQ(static_cast<std::uint64_t>(*a.count), static_cast<std::uint64_t>(*b.count)) << cls << " n=" << n;
+      if (b.feasible) EXPECT_TRUE(ssum::is_certificate(p, b.subset)) << cls << " n=" << n;
+    }
+  }
+}
+
 // Weights whose total does not fit in 64 bits take the 128-bit list path.
 TEST(SolveCpu, WideWeightsUseExactSums) {
   std::mt19937_64 rng(7);
@@ -344,6 +404,7 @@ TEST(SolveCpu, RefusesPlansThatDoNotFitBeforeAllocating) {
   const ssum::problem p = ssum::generate("random", 40, std::nullopt, 3);
   ssum::solve_options options;
   options.memory_limit = 1 << 20;
+  options.algo = ssum::algorithm::two_list;
   try {
     ssum::solve(ssum::cpu{2}, p, options);
     FAIL() << "expected insufficient_memory";
@@ -354,7 +415,25 @@ TEST(SolveCpu, RefusesPlansThatDoNotFitBeforeAllocating) {
   }
   // Far beyond any machine: refused, never attempted.
   ssum::problem huge = ssum::generate("random", 100, std::nullopt, 3);
-  EXPECT_THROW(ssum::solve(ssum::cpu{2}, huge), ssum::insufficient_memory);
+  EXPECT_THROW(ssum::solve(ssum::cpu{2}, huge, options), ssum::insufficient_memory);
+  options.algo = ssum::algorithm::four_list;
+  options.memory_limit = 1 << 10;  // not even the four quarter lists
+  EXPECT_THROW(ssum::solve(ssum::cpu{2}, p, options), ssum::insufficient_memory);
+}
+
+// algorithm::automatic takes the four-list when the two lists do not fit the limit.
+TEST(SolveCpu, AutomaticFallsBackToFourListsWithinTheLimit) {
+  for (const char* cls : {"random", "planted"}) {
+    const ssum::problem p = ssum::generate(cls, 36, std::nullopt, 11);
+    ssum::solve_options options;
+    options.memory_limit = 4 << 20;  // the two lists of n = 36 plan 2.5 x 2^18 x 8 bytes = 5 MiB
+    ASSERT_GT(ssum::two_list_planned_bytes(p), double(options.memory_limit));
+    const auto s = ssum::solve(ssum::cpu{2}, p, options);
+    EXPECT_EQ(s.algorithm, "four-list");
+    EXPECT_LE(double(s.planned_bytes), double(options.memory_limit));
+    EXPECT_EQ(s.feasible, ssum::solve(ssum::cpu{2}, p).feasible) << cls;
+    if (s.feasible) EXPECT_TRUE(ssum::is_certificate(p, s.subset));
+  }
 }
 
 TEST(SolveCpu, PlannedBytesFollowTheListSizes) {

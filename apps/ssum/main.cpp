@@ -63,7 +63,9 @@ int run_solve(const solve_args& args) {
                                                        : ssum::backend::automatic;
   ssum::cli::progress_printer printer(args.progress || isatty(STDERR_FILENO));
   ssum::solve_options options;
-  options.algo = args.algorithm == "two-list" ? ssum::algorithm::two_list : ssum::algorithm::automatic;
+  options.algo = args.algorithm == "two-list"    ? ssum::algorithm::two_list
+                 : args.algorithm == "four-list" ? ssum::algorithm::four_list
+                                                 : ssum::algorithm::automatic;
   options.cancel = &g_interrupt;
   options.count = args.count;
   options.on_progress = [&printer](const ssum::progress& pr) { printer(pr); };
@@ -158,7 +160,8 @@ int main(int argc, char** argv) {
   solve->add_option("file", sa.input, "Instance file (text or JSON); - or nothing reads standard input");
   solve->add_option("--target", sa.target, "Target sum (overrides the file's); without any target: zero-sum");
   solve->add_option("--backend", sa.backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  solve->add_option("--algorithm", sa.algorithm, "auto or two-list")->check(CLI::IsMember({"auto", "two-list"}));
+  solve->add_option("--algorithm", sa.algorithm, "auto, two-list or four-list (O(2^(n/4)) memory)")
+      ->check(CLI::IsMember({"auto", "two-list", "four-list"}));
   solve->add_option("--threads", sa.threads, "Host threads (default: all)")->check(CLI::Range(1u, 4096u));
   solve->add_flag("--json", sa.json, "Print one JSON object on stdout");
   solve->add_flag("--progress", sa.progress, "Show stage progress on stderr (default when stderr is a terminal)");

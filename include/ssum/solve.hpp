@@ -14,7 +14,10 @@
 namespace ssum {
 
 enum class backend { automatic, cpu, cuda };
-enum class algorithm { automatic, two_list };
+/// two_list: O(2^(n/2)) memory, the fastest while the lists fit; four_list (Schroeppel-Shamir,
+/// modular): O(2^(n/4)) memory, the same O(2^(n/2)) time in cache-sized pieces. automatic:
+/// two-list when its plan fits the memory available (or options.memory_limit), else four-list.
+enum class algorithm { automatic, two_list, four_list };
 
 /// What a long solve reports as it goes: the stage name and its completed fraction.
 struct progress {

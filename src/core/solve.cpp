@@ -9,7 +9,9 @@
 #include <thread>
 
 #include "core/two_list_cuda.hpp"
+#include "cpu/four_list.hpp"
 #include "cpu/two_list.hpp"
+#include "ssum/memory.hpp"
 #include "ssum/cuda_device.hpp"
 #include "ssum/errors.hpp"
 
@@ -22,10 +24,23 @@ unsigned resolved_threads(const cpu& policy) {
 }
 
 solution solve(const cpu& policy, const problem& p, const solve_options& options) {
-  if (options.algo != algorithm::automatic && options.algo != algorithm::two_list) {
-    throw std::invalid_argument("unknown algorithm");
+  algorithm algo = options.algo;
+  if (algo == algorithm::automatic) {
+    const double available =
+        options.memory_limit ? double(options.memory_limit) : 0.95 * double(available_host_memory());
+    algo = two_list_planned_bytes(p) <= available ? algorithm::two_list : algorithm::four_list;
   }
-  solution result = detail::solve_two_list(policy, p, options);
+  solution result;
+  switch (algo) {
+    case algorithm::two_list:
+      result = detail::solve_two_list(policy, p, options);
+      break;
+    case algorithm::four_list:
+      result = detail::solve_four_list(policy, p, options);
+      break;
+    default:
+      throw std::invalid_argument("unknown algorithm");
+  }
   if (result.feasible && !is_certificate(p, result.subset)) {
     throw std::logic_error("internal error: the solver's subset does not verify; no answer is given");
   }
@@ -34,7 +49,7 @@ solution solve(const cpu& policy, const problem& p, const solve_options& options
 
 solution solve(const cuda& policy, const problem& p, const solve_options& options) {
   if (options.algo != algorithm::automatic && options.algo != algorithm::two_list) {
-    throw std::invalid_argument("unknown algorithm");
+    throw std::invalid_argument("the CUDA backend has the two-list algorithm only");
   }
   if (!cuda_compiled()) throw backend_unavailable("this build of ssum has no CUDA backend");
   if (cuda_devices().empty()) throw backend_unavailable("no CUDA device is present");

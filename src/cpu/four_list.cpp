@@ -1,0 +1,338 @@
+// The four-list algorithm on the host (Schroeppel and Shamir 1981, in the modular form of
+// design.md section 2): memory O(2^(n/4)) instead of the two lists' O(2^(n/2)).
+//
+// The items (made non-negative, core/two_list_instance.hpp) are cut into quarters Q1..Q4;
+// L_k[m] is the sum of the items of Q_k chosen by the bits of m, kept in mask order, so that
+// an index IS the subset (certificates need no search). With a prime M near 2^(n/4), every
+// solution a + b + c + d = t has a + b = r (mod M) for exactly one residue r. For each r:
+//   right side: every (c, d) with c + d = t - r (mod M) and c + d <= t, in a hash table by
+//               sum (L4 is bucketed by residue, so the d's that fit a c are one bucket);
+//   left side:  every (a, b) with a + b = r (mod M), each looked up for t - (a + b).
+// Each class holds about 2^(n/2) / M ~ 2^(n/4) pairs; the residues are independent and are
+// shared out among the threads. Over all r every (a, b) and (c, d) pair is formed once: time
+// O(2^(n/2)), like the two lists, in cache-sized pieces.
+#include "cpu/four_list.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/two_list_instance.hpp"
+#include "ssum/errors.hpp"
+#include "ssum/memory.hpp"
+
+namespace ssum::detail {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point start) {
+  return std::chrono::duration<double>(clock_type::now() - start).count();
+}
+
+bool is_prime(std::uint64_t m) {
+  if (m < 2) return false;
+  for (std::uint64_t d = 2; d * d <= m; ++d) {
+    if (m % d == 0) return false;
+  }
+  return true;
+}
+
+// The largest prime <= 2^bits (2 for bits <= 1). A prime, so that weights sharing a power
+// of two (even weights, say) still spread over all residues.
+std::uint64_t modulus_for(int bits) {
+  std::uint64_t m = std::uint64_t{1} << std::max(bits, 1);
+  while (!is_prime(m)) --m;
+  return m;
+}
+
+// (x - y) mod m for x, y in [0, m): a compare instead of a division in the inner loops.
+inline std::uint64_t residue_minus(std::uint64_t x, std::uint64_t y, std::uint64_t m) {
+  return x >= y ? x - y : x + m - y;
+}
+
+struct quarter {
+  std::size_t first = 0, count = 0;  // items [first, first + count)
+};
+
+// Quarters [0, n/4), [n/4, n/2), [n/2, n/2 + (n - n/2)/2), the rest.
+void quarters_of(std::size_t n, quarter (&q)[4]) {
+  const std::size_t cut[5] = {0, n / 4, n / 2, n / 2 + (n - n / 2) / 2, n};
+  for (int k = 0; k < 4; ++k) q[k] = {cut[k], cut[k + 1] - cut[k]};
+}
+
+// log2 of the modulus. A class holds about 2^(n3 + n4) / M right-side pairs: 2^15 of them
+// (about 1 MiB with the hash slots) stay in a core's L2 cache, which measured fastest on the
+// 2-core machine (n = 48: 177 ms at 2^15 per class, 327 ms at 2^12; n = 52: 702 vs 1119 ms).
+// Every class scans L1 and L3 once, so M stays at most their size: the scans then cost no
+// more than the pairs.
+// A tighter memory limit takes a larger modulus (smaller classes), up to that bound.
+constexpr int class_bits = 15;
+int preferred_modulus_bits(std::size_t n) {
+  quarter q[4];
+  quarters_of(n, q);
+  const int right = static_cast<int>(q[2].count + q[3].count);
+  const int scan = static_cast<int>(std::min(q[0].count, q[2].count));
+  return std::max(1, std::min(right - class_bits, scan));
+}
+int largest_modulus_bits(std::size_t n) {
+  quarter q[4];
+  quarters_of(n, q);
+  return std::max(1, static_cast<int>(std::min(q[0].count, q[2].count)));
+}
+
+double planned_bytes(std::size_t n, unsigned threads, int bits) {
+  quarter q[4];
+  quarters_of(n, q);
+  const double m = std::ldexp(1.0, bits);
+  // Four lists of (16-byte sum, residue, order), two bucket arrays, and per thread one class:
+  // twice its expected right-side entries (24 bytes) and their hash slots (2 x 4 bytes).
+  double lists = 2 * (m + 1) * 4;
+  for (const quarter& k : q) lists += std::ldexp(1.0, int(k.count)) * (16 + 4 + 4);
+  const double per_thread = 2 * std::ldexp(1.0, int(q[2].count + q[3].count)) / m * (24 + 8) + 4096;
+  return lists + double(threads) * per_thread;
+}
+
+// One quarter's sums in mask order, their residues, and (for the bucketed quarters) the masks
+// ordered by residue with the bucket offsets.
+template <class Sum>
+struct quarter_list {
+  std::vector<Sum> sum;
+  std::vector<std::uint32_t> residue;
+  std::vector<std::uint32_t> by_residue;  // masks, ascending residue
+  std::vector<std::uint32_t> offset;      // bucket of residue q: by_residue[offset[q], offset[q + 1])
+
+  quarter_list(const Sum* w, const quarter& q, std::uint64_t m, bool bucketed) {
+    const std::size_t size = std::size_t{1} << q.count;
+    sum.assign(size, 0);
+    for (std::size_t j = 0; j < q.count; ++j) {
+      const std::size_t half = std::size_t{1} << j;
+      for (std::size_t s = 0; s < half; ++s) sum[half + s] = sum[s] + w[q.first + j];
+    }
+    residue.resize(size);
+    for (std::size_t s = 0; s < size; ++s) residue[s] = static_cast<std::uint32_t>(sum[s] % m);
+    if (!bucketed) return;
+    offset.assign(m + 1, 0);
+    for (std::size_t s = 0; s < size; ++s) ++offset[residue[s] + 1];
+    for (std::size_t q2 = 0; q2 < m; ++q2) offset[q2 + 1] += offset[q2];
+    by_residue.resize(size);
+    std::vector<std::uint32_t> next(offset.begin(), offset.end() - 1);
+    for (std::size_t s = 0; s < size; ++s) by_residue[next[residue[s]]++] = static_cast<std::uint32_t>(s);
+  }
+};
+
+// The right side of one residue class: (c + d, c's mask, d's mask), chained by sum.
+template <class Sum>
+struct right_table {
+  struct entry {
+    Sum sum;
+    std::uint32_t m3, m4;
+    std::uint32_t next;  // chain within a slot; no_entry ends it
+  };
+  static constexpr std::uint32_t no_entry = 0xffffffffu;
+  std::vector<entry> entries;
+  std::vector<std::uint32_t> head;
+  std::size_t mask = 0;
+
+  static std::size_t slot_of(Sum s, std::size_t mask) {
+    const std::uint64_t x = static_cast<std::uint64_t>(s) ^ static_cast<std::uint64_t>(s >> 1 >> 63);
+    return static_cast<std::size_t>((x * 0x9e3779b97f4a7c15ull) >> 20) & mask;  // Fibonacci hashing
+  }
+  // Links the entries into 2x as many slots.
+  void index() {
+    std::size_t slots = 16;
+    while (slots < 2 * entries.size()) slots *= 2;
+    mask = slots - 1;
+    head.assign(slots, no_entry);
+    for (std::uint32_t e = 0; e < entries.size(); ++e) {
+      const std::size_t s = slot_of(entries[e].sum, mask);
+      entries[e].next = head[s];
+      head[s] = e;
+    }
+  }
+};
+
+template <class Sum>
+solution solve_four_flipped(const cpu& policy, const flipped_instance<Sum>& inst, int modulus_bits,
+                            const solve_options& options) {
+  const auto start = clock_type::now();
+  solution result;
+  result.algorithm = "four-list";
+  result.backend = "cpu";
+  result.threads = resolved_threads(policy);
+  const std::size_t n = inst.weights.size();
+  quarter q[4];
+  quarters_of(n, q);
+  const Sum t = inst.target;
+  const std::uint64_t m = modulus_for(modulus_bits);
+
+  auto t0 = clock_type::now();
+  const quarter_list<Sum> l1(inst.weights.data(), q[0], m, false), l2(inst.weights.data(), q[1], m, true);
+  const quarter_list<Sum> l3(inst.weights.data(), q[2], m, false), l4(inst.weights.data(), q[3], m, true);
+  result.seconds.generate = seconds_since(t0);
+
+  // The empty original subset (zero-sum): exactly the flipped items, one quadruple of masks.
+  std::uint32_t trivial[4] = {0, 0, 0, 0};
+  for (int k = 0; k < 4; ++k) {
+    for (std::size_t j = 0; j < q[k].count; ++j) {
+      if (inst.flipped[q[k].first + j]) trivial[k] |= std::uint32_t{1} << j;
+    }
+  }
+  const std::uint64_t t_mod = static_cast<std::uint64_t>(t % m);
+
+  t0 = clock_type::now();
+  const unsigned threads = result.threads;
+  std::atomic<bool> stop{false}, found{false}, cancelled{false};
+  std::mutex lock;
+  std::uint32_t answer[4] = {0, 0, 0, 0};
+  std::vector<uint128> partial(threads, 0);
+  std::atomic<std::uint64_t> classes_done{0};
+#pragma omp parallel num_threads(threads)
+  {
+    right_table<Sum> table;
+    uint128 count = 0;
+#pragma omp for schedule(dynamic, 16)
+    for (std::uint64_t r = 0; r < m; ++r) {
+      if (stop.load(std::memory_order_relaxed)) continue;
+      if (options.cancel && options.cancel->load(std::memory_order_relaxed)) {
+        cancelled.store(true);
+        stop.store(true);
+        continue;
+      }
+      // Right side: c + d = t - r (mod M).
+      const std::uint64_t want = (t_mod + m - r) % m;
+      table.entries.clear();
+      for (std::uint32_t m3 = 0; m3 < l3.sum.size(); ++m3) {
+        const std::uint64_t need = residue_minus(want, l3.residue[m3], m);
+        const Sum c = l3.sum[m3];
+        if (c > t) continue;
+        for (std::uint32_t k = l4.offset[need]; k < l4.offset[need + 1]; ++k) {
+          const std::uint32_t m4 = l4.by_residue[k];
+          const Sum d = l4.sum[m4];
+          if (d <= t - c) table.entries.push_back({c + d, m3, m4, 0});
+        }
+      }
+      if (!table.entries.empty()) {
+        table.index();
+        // Left side: a + b = r (mod M), each looked up for t - (a + b).
+        for (std::uint32_t m1 = 0; m1 < l1.sum.size() && !stop.load(std::memory_order_relaxed); ++m1) {
+          const Sum a = l1.sum[m1];
+          if (a > t) continue;
+          const std::uint64_t need = residue_minus(r, l1.residue[m1], m);
+          for (std::uint32_t k = l2.offset[need]; k < l2.offset[need + 1]; ++k) {
+            const std::uint32_t m2 = l2.by_residue[k];
+            const Sum b = l2.sum[m2];
+            if (b > t - a) continue;
+            const Sum rest = t - a - b;
+            for (std::uint32_t e = table.head[right_table<Sum>::slot_of(rest, table.mask)]; e != right_table<Sum>::no_entry;
+                 e = table.entries[e].next) {
+              const auto& x = table.entries[e];
+              if (x.sum != rest) continue;
+              if (inst.exclude_trivial && m1 == trivial[0] && m2 == trivial[1] && x.m3 == trivial[2] &&
+                  x.m4 == trivial[3]) {
+                continue;  // the empty subset
+              }
+              if (options.count) {
+                ++count;
+              } else {
+                std::lock_guard<std::mutex> guard(lock);
+                if (!found.load()) {
+                  answer[0] = m1, answer[1] = m2, answer[2] = x.m3, answer[3] = x.m4;
+                  found.store(true);
+                  stop.store(true);
+                }
+                break;
+              }
+            }
+          }
+        }
+      }
+      const std::uint64_t done = classes_done.fetch_add(1) + 1;
+      if (omp_get_thread_num() == 0 && options.on_progress) options.on_progress(progress{"search", double(done) / double(m)});
+    }
+    partial[omp_get_thread_num()] = count;
+  }
+  if (cancelled.load()) throw interrupted();
+  result.seconds.search = seconds_since(t0);
+
+  if (options.count) {
+    uint128 total = 0;
+    for (const uint128 c : partial) total += c;
+    result.count = total;
+    // A count visits every class; one subset still has to be found for the certificate.
+    if (total > 0) {
+      solve_options find = options;
+      find.count = false;
+      solution one = solve_four_flipped(policy, inst, modulus_bits, find);
+      one.count = total;
+      one.seconds.count = result.seconds.search;
+      one.seconds.total = seconds_since(start);
+      return one;
+    }
+  } else if (found.load()) {
+    for (int k = 0; k < 4; ++k) {
+      for (std::size_t j = 0; j < q[k].count; ++j) {
+        const std::size_t i = q[k].first + j;
+        const bool chosen = (answer[k] >> j) & 1u;
+        if (chosen != inst.flipped[i]) result.subset.push_back(i);
+      }
+    }
+    result.feasible = true;
+  }
+  result.seconds.total = seconds_since(start);
+  return result;
+}
+
+}  // namespace
+
+double four_list_planned_bytes(const problem& p, unsigned threads) {
+  return planned_bytes(p.weights.size(), threads, preferred_modulus_bits(p.weights.size()));
+}
+
+solution solve_four_list(const cpu& policy, const problem& p, const solve_options& options) {
+  const auto start = clock_type::now();
+  const std::size_t n = p.weights.size();
+  if (n > 120) throw std::invalid_argument("the four-list algorithm takes at most 120 items");
+  const int128 target = p.target.value_or(0);
+  uint128 total_abs = 0, negatives = 0;
+  for (std::int64_t w : p.weights) {
+    const uint128 mag = static_cast<uint128>(w < 0 ? -int128(w) : int128(w));
+    total_abs += mag;
+    if (w < 0) negatives += mag;
+  }
+  const int128 shifted = target + int128(negatives);
+  if (shifted < 0 || static_cast<uint128>(shifted) > total_abs) {
+    solution result;
+    result.algorithm = "four-list";
+    result.backend = "cpu";
+    result.threads = resolved_threads(policy);
+    if (options.count) result.count = 0;
+    result.seconds.total = seconds_since(start);
+    return result;
+  }
+  const double available = options.memory_limit ? double(options.memory_limit) : 0.95 * double(available_host_memory());
+  const unsigned threads = resolved_threads(policy);
+  int bits = preferred_modulus_bits(n);
+  while (planned_bytes(n, threads, bits) > available && bits < largest_modulus_bits(n)) ++bits;
+  const double bytes = planned_bytes(n, threads, bits);
+  if (bytes > available) {
+    throw insufficient_memory("the four-list algorithm needs " + std::to_string(std::llround(bytes / 1048576.0)) +
+                                  " MiB; " + std::to_string(std::llround(available / 1048576.0)) + " MiB are available",
+                              bytes, available);
+  }
+  solution result = total_abs > uint128(UINT64_MAX)
+                        ? solve_four_flipped(policy, flip<uint128>(p, target), bits, options)
+                        : solve_four_flipped(policy, flip<std::uint64_t>(p, target), bits, options);
+  result.planned_bytes = static_cast<std::uint64_t>(bytes);
+  return result;
+}
+
+}  // namespace ssum::detail

@@ -1,0 +1,14 @@
+#pragma once
+// Internal: the host four-list solver behind ssum::solve(cpu, ...) with algorithm::four_list.
+#include "ssum/solve.hpp"
+
+namespace ssum::detail {
+
+/// Bytes the four-list plans for `p` on `threads` threads without a memory limit: O(2^(n/4))
+/// lists plus a cache-sized class per thread (a limit takes smaller classes).
+double four_list_planned_bytes(const problem& p, unsigned threads);
+
+/// Solves on the host; the subset it returns is not yet verified (ssum::solve does that).
+solution solve_four_list(const cpu& policy, const problem& p, const solve_options& options);
+
+}  // namespace ssum::detail
