@@ -192,6 +192,25 @@ TEST(Cli, TooLargeForMemoryExitsThreeWithTheBytes) {
   EXPECT_EQ(count_lines(r.err), 1u);
 }
 
+// --memory: the two lists of n = 40 (20 MiB) do not fit 2M, the four lists do; bad sizes exit 2.
+TEST(Cli, MemoryLimitPicksTheFourListsOrRefuses) {
+  const auto instance = run("gen planted -n 40 --seed 9");
+  ASSERT_EQ(instance.code, 0);
+  auto r = run("solve --json --memory 2M -", instance.out);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("algorithm"), "four-list");
+  EXPECT_LE(j.at("memory").at("planned_bytes").get<double>(), 2.0 * (1 << 20));
+  r = run("solve --memory 2MiB --algorithm two-list -", instance.out);
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_EQ(count_lines(r.err), 1u);
+  for (const char* bad : {"12Q", "M", "0", "-5G", "99999999999T"}) {
+    r = run(std::string("solve --memory ") + bad + " -", instance.out);
+    EXPECT_EQ(r.code, 2) << bad << ": " << r.err;
+    EXPECT_EQ(count_lines(r.err), 1u) << bad;
+  }
+}
+
 TEST(Cli, UnavailableBackendExitsThree) {
   const auto r = run("solve --backend cuda -", "target: 3\n1 2\n");
   EXPECT_EQ(r.code, 3) << r.err;

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -48,7 +49,31 @@ struct solve_args {
   bool json = false;
   bool progress = false;
   bool count = false;
+  std::string memory;
 };
+
+// "--memory 8G": bytes from a number with an optional K, M, G or T (powers of 1024) and an
+// optional B / iB. Empty when the text is anything else.
+std::optional<std::uint64_t> parse_bytes(const std::string& text) {
+  std::size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+  if (digits == 0 || digits > 15) return std::nullopt;
+  std::uint64_t value = std::stoull(text.substr(0, digits));
+  std::string unit = text.substr(digits);
+  for (char& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (unit.size() >= 2 && unit.substr(unit.size() - 2) == "IB") unit.resize(unit.size() - 2);
+  else if (!unit.empty() && unit.back() == 'B') unit.pop_back();
+  int shift = 0;
+  if (unit == "K") shift = 10;
+  else if (unit == "M") shift = 20;
+  else if (unit == "G") shift = 30;
+  else if (unit == "T") shift = 40;
+  else if (!unit.empty()) return std::nullopt;
+  if (shift && value > (UINT64_MAX >> shift)) return std::nullopt;
+  value <<= shift;
+  if (value == 0) return std::nullopt;
+  return value;
+}
 
 int run_solve(const solve_args& args) {
   const auto wall_start = std::chrono::steady_clock::now();
@@ -68,6 +93,11 @@ int run_solve(const solve_args& args) {
                                                  : ssum::algorithm::automatic;
   options.cancel = &g_interrupt;
   options.count = args.count;
+  if (!args.memory.empty()) {
+    const auto limit = parse_bytes(args.memory);
+    if (!limit) return fail(bad_input, "--memory: '" + args.memory + "' is not a size such as 512M or 8G");
+    options.memory_limit = *limit;
+  }
   options.on_progress = [&printer](const ssum::progress& pr) { printer(pr); };
 
   std::signal(SIGINT, on_sigint);
@@ -165,6 +195,7 @@ int main(int argc, char** argv) {
   solve->add_option("--threads", sa.threads, "Host threads (default: all)")->check(CLI::Range(1u, 4096u));
   solve->add_flag("--json", sa.json, "Print one JSON object on stdout");
   solve->add_flag("--progress", sa.progress, "Show stage progress on stderr (default when stderr is a terminal)");
+  solve->add_option("--memory", sa.memory, "Memory the solve may use, e.g. 512M or 8G (default: what is free)");
   solve->add_flag("--count", sa.count, "Also count every subset that sums to the target (index sets: equal weights give distinct subsets)");
 
   std::string cls;
