@@ -133,14 +133,4 @@ void register_all() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  if (ssum::cuda_devices().empty()) {
-    std::puts("bench_scan_cuda: no CUDA device present; nothing measured");
-    return 0;
-  }
-  register_all();
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}
+int main(int argc, char** argv) { return ssum_bench::run_benchmarks(argc, argv, "bench_scan_cuda", register_all); }

@@ -7,8 +7,11 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
+
+#include "ssum/cuda_device.hpp"
 
 namespace ssum_bench {
 
@@ -38,6 +41,20 @@ void time_batches(benchmark::State& state, std::size_t bytes, int batch, F f) {
   state.counters["call_us"] = benchmark::Counter(call_us, benchmark::Counter::kAvgIterations);
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
+}
+
+// main() of a CUDA benchmark: registers (only where a device is present) and runs.
+template <class Register>
+int run_benchmarks(int argc, char** argv, const char* name, Register register_all) {
+  if (ssum::cuda_devices().empty()) {
+    std::printf("%s: no CUDA device present; nothing measured\n", name);
+    return 0;
+  }
+  register_all();
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
 }
 
 }  // namespace ssum_bench

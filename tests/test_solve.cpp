@@ -11,29 +11,12 @@
 
 #include "core/two_list_merging.hpp"
 #include "reference/sequential_two_list.hpp"
+#include "small_instances.hpp"
 #include "ssum/ssum.hpp"
 
 namespace {
 
 using ssum::int128;
-
-// Number of subsets summing to the target (zero-sum: non-empty subsets summing to 0), by
-// walking all 2^n subsets in Gray-code order so each step changes one item.
-std::uint64_t brute_force_count(const ssum::problem& p) {
-  const std::size_t n = p.weights.size();
-  const int128 t = p.target.value_or(0);
-  int128 sum = 0;
-  std::uint64_t count = (sum == t) ? 1 : 0;
-  std::uint64_t gray = 0;
-  for (std::uint64_t k = 1; k < (std::uint64_t{1} << n); ++k) {
-    const unsigned bit = static_cast<unsigned>(__builtin_ctzll(k));
-    gray ^= std::uint64_t{1} << bit;
-    sum += (gray >> bit & 1) ? int128(p.weights[bit]) : -int128(p.weights[bit]);
-    if (sum == t) ++count;
-  }
-  if (p.zero_sum()) --count;  // the empty subset does not count
-  return count;
-}
 
 void expect_solution(const ssum::problem& p, const ssum::solution& s, bool expected, const std::string& what) {
   ASSERT_EQ(s.feasible, expected) << what;
@@ -44,16 +27,9 @@ void expect_solution(const ssum::problem& p, const ssum::solution& s, bool expec
   }
 }
 
-std::string describe(const ssum::problem& p) {
-  std::string s = "weights:";
-  for (auto w : p.weights) s += " " + std::to_string(w);
-  s += p.target ? " target " + ssum::to_string(*p.target) : " zero-sum";
-  return s;
-}
-
-std::int64_t uniform(std::mt19937_64& rng, std::int64_t lo, std::int64_t hi) {
-  return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
-}
+using ssum_test::brute_force_count;
+using ssum_test::describe;
+using ssum_test::uniform;
 
 // Thousands of small instances in several regimes: tiny weights (many equal sums, many
 // zero-sum answers), signed and unsigned wide weights, targets hit and missed.
@@ -97,21 +73,9 @@ TEST(SolveCpu, CountsMatchBruteForce) {
   ssum::solve_options counting;
   counting.count = true;
   for (int trial = 0; trial < 1500; ++trial) {
-    ssum::problem p;
-    const std::size_t n = static_cast<std::size_t>(uniform(rng, 0, 16));
-    const int regime = trial % 4;
-    const std::int64_t range = regime == 0 ? 3 : regime == 1 ? 50 : regime == 2 ? (std::int64_t{1} << 40) : INT64_MAX;
-    for (std::size_t i = 0; i < n; ++i) p.weights.push_back(uniform(rng, trial % 2 ? -range : 0, range));
-    const int kind = static_cast<int>(uniform(rng, 0, 2));
-    if (kind == 0) {
-      int128 t = 0;
-      for (auto w : p.weights) if (rng() & 1) t += w;
-      p.target = t;
-    } else if (kind == 1) {
-      p.target = std::nullopt;
-    } else {
-      p.target = 0;
-    }
+    const bool wide = trial % 4 == 3;  // the 128-bit list path
+    const ssum::problem p =
+        ssum_test::random_instance(rng, 16, wide ? INT64_MAX : ssum_test::range_for(trial), trial % 2 == 1);
     const auto s = ssum::solve(ssum::cpu{static_cast<unsigned>(1 + trial % 3)}, p, counting);
     const std::uint64_t expected = brute_force_count(p);
     ASSERT_TRUE(s.count.has_value()) << describe(p);
@@ -184,23 +148,7 @@ TEST(SolveCpu, MergingTwoListMatchesBruteForce) {
   counting.count = true;
   host_memory memory;
   for (int trial = 0; trial < 1500; ++trial) {
-    ssum::problem p;
-    const std::size_t n = static_cast<std::size_t>(uniform(rng, 0, 16));
-    const int regime = trial % 4;
-    const std::int64_t range = regime == 0 ? 3 : regime == 1 ? 60 : regime == 2 ? (std::int64_t{1} << 40) : (std::int64_t{1} << 58);
-    for (std::size_t i = 0; i < n; ++i) p.weights.push_back(uniform(rng, trial % 2 ? -range : 0, range));
-    const int kind = static_cast<int>(uniform(rng, 0, 3));
-    if (kind == 0) {
-      int128 t = 0;
-      for (auto w : p.weights) if (rng() & 1) t += w;
-      p.target = t;
-    } else if (kind == 1) {
-      p.target = uniform(rng, -range, range);
-    } else if (kind == 2) {
-      p.target = std::nullopt;
-    } else {
-      p.target = 0;
-    }
+    const ssum::problem p = ssum_test::random_instance(rng, 16, ssum_test::range_for(trial), trial % 2 == 1);
     const std::uint64_t expected = brute_force_count(p);
     const ssum::solution s =
         ssum::detail::two_list_by_merging(ssum::cpu{static_cast<unsigned>(1 + trial % 3)}, memory, p, counting, "cpu");
@@ -226,26 +174,15 @@ TEST(SolveCpu, MergingTwoListMatchesBruteForce) {
 TEST(SolveCpu, FourListMatchesBruteForce) {
   std::mt19937_64 rng(4444);
   for (int trial = 0; trial < 1500; ++trial) {
-    ssum::problem p;
-    const std::size_t n = static_cast<std::size_t>(uniform(rng, 0, 16));
-    const int regime = trial % 5;
-    const std::int64_t range = regime == 0 ? 3 : regime == 1 ? 60 : regime == 2 ? (std::int64_t{1} << 40) : INT64_MAX;
-    for (std::size_t i = 0; i < n; ++i) {
-      // regime 4: multiples of 1024, so that residues cluster (a modulus that is a power of two
-      // would put them all in one class)
-      p.weights.push_back(regime == 4 ? 1024 * uniform(rng, -50, 50) : uniform(rng, trial % 2 ? -range : 0, range));
-    }
-    const int kind = static_cast<int>(uniform(rng, 0, 3));
-    if (kind == 0) {
-      int128 t = 0;
-      for (auto w : p.weights) if (rng() & 1) t += w;
-      p.target = t;
-    } else if (kind == 1) {
-      p.target = uniform(rng, -range, range);
-    } else if (kind == 2) {
-      p.target = std::nullopt;
-    } else {
-      p.target = 0;
+    // Every fifth instance has wide weights (the 128-bit path), every fifth (offset) weights
+    // that are multiples of 1024, so that residues cluster: a power-of-two modulus would put
+    // them all in one class.
+    const bool wide = trial % 5 == 2, clustered = trial % 5 == 4;
+    ssum::problem p = ssum_test::random_instance(rng, 16, wide ? INT64_MAX : clustered ? 50 : ssum_test::range_for(trial),
+                                                 trial % 2 == 1 || clustered);
+    if (clustered) {
+      for (auto& w : p.weights) w *= 1024;
+      if (p.target) *p.target *= 1024;
     }
     ssum::solve_options options;
     options.algo = ssum::algorithm::four_list;

@@ -18,6 +18,25 @@
 
 namespace ssum::detail {
 
+/// The weights' total magnitude (the largest flipped sum) and the target after the flip;
+/// out_of_range: no subset reaches the target, decided without any list.
+struct flipped_totals {
+  uint128 total_abs = 0;
+  int128 shifted_target = 0;
+  bool out_of_range() const { return shifted_target < 0 || static_cast<uint128>(shifted_target) > total_abs; }
+};
+
+inline flipped_totals totals_of(const problem& p) {
+  flipped_totals f;
+  f.shifted_target = p.target.value_or(0);
+  for (std::int64_t w : p.weights) {
+    const uint128 mag = static_cast<uint128>(w < 0 ? -int128(w) : int128(w));
+    f.total_abs += mag;
+    if (w < 0) f.shifted_target += int128(mag);
+  }
+  return f;
+}
+
 template <class Sum>
 struct flipped_instance {
   std::vector<Sum> weights;        // |w_i|

@@ -84,18 +84,12 @@ solution two_list_by_merging(const Policy& policy, Memory& memory, const problem
   const std::size_t n = p.weights.size();
   const int128 target = p.target.value_or(0);
 
-  uint128 total_abs = 0, negatives = 0;
-  for (std::int64_t w : p.weights) {
-    const uint128 mag = static_cast<uint128>(w < 0 ? -int128(w) : int128(w));
-    total_abs += mag;
-    if (w < 0) negatives += mag;
-  }
-  if (total_abs > std::numeric_limits<sum_t>::max()) {
+  const flipped_totals totals = totals_of(p);
+  if (totals.total_abs > std::numeric_limits<sum_t>::max()) {
     throw backend_unavailable("the merging two-list needs the total |weight| below 2^64; use --backend cpu");
   }
   if (n > 64) throw backend_unavailable("the merging two-list takes at most 64 items");
-  const int128 shifted = target + int128(negatives);
-  if (shifted < 0 || static_cast<uint128>(shifted) > total_abs) {  // no subset reaches it
+  if (totals.out_of_range()) {
     if (options.count) result.count = 0;
     result.seconds.total = seconds_since(start);
     return result;

@@ -302,14 +302,8 @@ solution solve_four_list(const cpu& policy, const problem& p, const solve_option
   const std::size_t n = p.weights.size();
   if (n > 120) throw std::invalid_argument("the four-list algorithm takes at most 120 items");
   const int128 target = p.target.value_or(0);
-  uint128 total_abs = 0, negatives = 0;
-  for (std::int64_t w : p.weights) {
-    const uint128 mag = static_cast<uint128>(w < 0 ? -int128(w) : int128(w));
-    total_abs += mag;
-    if (w < 0) negatives += mag;
-  }
-  const int128 shifted = target + int128(negatives);
-  if (shifted < 0 || static_cast<uint128>(shifted) > total_abs) {
+  const flipped_totals totals = totals_of(p);
+  if (totals.out_of_range()) {
     solution result;
     result.algorithm = "four-list";
     result.backend = "cpu";
@@ -328,7 +322,7 @@ solution solve_four_list(const cpu& policy, const problem& p, const solve_option
                                   " MiB; " + std::to_string(std::llround(available / 1048576.0)) + " MiB are available",
                               bytes, available);
   }
-  solution result = total_abs > uint128(UINT64_MAX)
+  solution result = totals.total_abs > uint128(UINT64_MAX)
                         ? solve_four_flipped(policy, flip<uint128>(p, target), bits, options)
                         : solve_four_flipped(policy, flip<std::uint64_t>(p, target), bits, options);
   result.planned_bytes = static_cast<std::uint64_t>(bytes);

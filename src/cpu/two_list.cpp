@@ -414,10 +414,7 @@ solution solve_two_list(const cpu& policy, const problem& p, const solve_options
 
   // Quick answers that need no lists: the flipped target must lie in [0, sum |w|].
   const two_list_plan plan = plan_two_list(p);
-  int128 negatives = 0;
-  for (std::int64_t w : p.weights) negatives += w < 0 ? -int128(w) : 0;
-  const int128 shifted = target + negatives;
-  const bool out_of_range = shifted < 0 || static_cast<uint128>(shifted) > plan.total_abs;
+  const bool out_of_range = totals_of(p).out_of_range();
   const double bytes = plan.bytes;
   if (out_of_range) {
     solution result;

@@ -13,6 +13,7 @@
 #include "ssum/errors.hpp"
 #include "ssum/generate.hpp"
 #include "ssum/solve.hpp"
+#include "../small_instances.hpp"
 
 namespace {
 
@@ -20,31 +21,8 @@ using ssum::int128;
 #define SKIP_WITHOUT_DEVICE() \
   if (ssum::cuda_devices().empty()) GTEST_SKIP() << "no CUDA device present: CUDA solver not exercised"
 
-// Subsets summing to the target (zero-sum: non-empty ones), all 2^n of them in Gray order.
-std::uint64_t brute_force_count(const ssum::problem& p) {
-  const std::size_t n = p.weights.size();
-  const int128 t = p.target.value_or(0);
-  int128 sum = 0;
-  std::uint64_t count = sum == t ? 1 : 0, gray = 0;
-  for (std::uint64_t k = 1; k < (std::uint64_t{1} << n); ++k) {
-    const unsigned bit = static_cast<unsigned>(__builtin_ctzll(k));
-    gray ^= std::uint64_t{1} << bit;
-    sum += (gray >> bit & 1) ? int128(p.weights[bit]) : -int128(p.weights[bit]);
-    if (sum == t) ++count;
-  }
-  if (p.zero_sum()) --count;
-  return count;
-}
-
-std::string describe(const ssum::problem& p) {
-  std::string s = "weights:";
-  for (auto w : p.weights) s += " " + std::to_string(w);
-  return s + (p.target ? " target " + ssum::to_string(*p.target) : " zero-sum");
-}
-
-std::int64_t uniform(std::mt19937_64& rng, std::int64_t lo, std::int64_t hi) {
-  return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
-}
+using ssum_test::brute_force_count;
+using ssum_test::describe;
 
 void expect_verdict(const ssum::problem& p, const ssum::solution& s, bool feasible, const std::string& what) {
   ASSERT_EQ(s.feasible, feasible) << what;
@@ -59,23 +37,7 @@ TEST(CudaSolve, MatchesBruteForceWithCounts) {
   counting.count = true;
   int feasible_seen = 0;
   for (int trial = 0; trial < 600; ++trial) {
-    ssum::problem p;
-    const std::size_t n = static_cast<std::size_t>(uniform(rng, 0, 20));
-    const int regime = trial % 4;
-    const std::int64_t range = regime == 0 ? 3 : regime == 1 ? 100 : regime == 2 ? (std::int64_t{1} << 40) : (std::int64_t{1} << 58);
-    for (std::size_t i = 0; i < n; ++i) p.weights.push_back(uniform(rng, trial % 2 ? -range : 0, range));
-    const int kind = static_cast<int>(uniform(rng, 0, 3));
-    if (kind == 0) {
-      int128 t = 0;
-      for (auto w : p.weights) if (rng() & 1) t += w;
-      p.target = t;
-    } else if (kind == 1) {
-      p.target = uniform(rng, -range, range);
-    } else if (kind == 2) {
-      p.target = std::nullopt;
-    } else {
-      p.target = 0;
-    }
+    const ssum::problem p = ssum_test::random_instance(rng, 20, ssum_test::range_for(trial), trial % 2 == 1);
     const std::uint64_t expected = brute_force_count(p);
     feasible_seen += expected > 0;
     const ssum::solution s = ssum::solve(ssum::cuda{}, p, counting);

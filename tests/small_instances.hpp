@@ -1,0 +1,74 @@
+#pragma once
+// Small random instances and their exact answers by brute force, shared by the solver tests
+// of every backend and algorithm.
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+
+#include "ssum/int128.hpp"
+#include "ssum/problem.hpp"
+
+namespace ssum_test {
+
+inline std::int64_t uniform(std::mt19937_64& rng, std::int64_t lo, std::int64_t hi) {
+  return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+}
+
+// Subsets summing to the target (zero-sum: non-empty ones), all 2^n of them in Gray-code
+// order so that each step changes one item.
+inline std::uint64_t brute_force_count(const ssum::problem& p) {
+  const std::size_t n = p.weights.size();
+  const ssum::int128 t = p.target.value_or(0);
+  ssum::int128 sum = 0;
+  std::uint64_t count = sum == t ? 1 : 0, gray = 0;
+  for (std::uint64_t k = 1; k < (std::uint64_t{1} << n); ++k) {
+    const unsigned bit = static_cast<unsigned>(__builtin_ctzll(k));
+    gray ^= std::uint64_t{1} << bit;
+    sum += (gray >> bit & 1) ? ssum::int128(p.weights[bit]) : -ssum::int128(p.weights[bit]);
+    if (sum == t) ++count;
+  }
+  if (p.zero_sum()) --count;  // the empty subset does not count
+  return count;
+}
+
+inline std::string describe(const ssum::problem& p) {
+  std::string s = "weights:";
+  for (auto w : p.weights) s += " " + std::to_string(w);
+  return s + (p.target ? " target " + ssum::to_string(*p.target) : " zero-sum");
+}
+
+// n in [0, max_n] weights of magnitude up to `range` (signed when asked), and one of four
+// targets: a subset's sum (feasible), a random value, none (zero-sum), or 0.
+inline ssum::problem random_instance(std::mt19937_64& rng, std::size_t max_n, std::int64_t range, bool signed_weights) {
+  ssum::problem p;
+  const std::size_t n = static_cast<std::size_t>(uniform(rng, 0, static_cast<std::int64_t>(max_n)));
+  for (std::size_t i = 0; i < n; ++i) p.weights.push_back(uniform(rng, signed_weights ? -range : 0, range));
+  const int kind = static_cast<int>(uniform(rng, 0, 3));
+  if (kind == 0) {
+    ssum::int128 t = 0;
+    for (auto w : p.weights) {
+      if (rng() & 1) t += w;
+    }
+    p.target = t;
+  } else if (kind == 1) {
+    p.target = uniform(rng, -range, range);
+  } else if (kind == 2) {
+    p.target = std::nullopt;
+  } else {
+    p.target = 0;
+  }
+  return p;
+}
+
+// The ranges the tests cycle through: many equal sums, small, 40-bit and 58-bit weights.
+inline std::int64_t range_for(int trial) {
+  switch (trial % 4) {
+    case 0: return 3;
+    case 1: return 60;
+    case 2: return std::int64_t{1} << 40;
+    default: return std::int64_t{1} << 58;
+  }
+}
+
+}  // namespace ssum_test
