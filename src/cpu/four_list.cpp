@@ -240,17 +240,16 @@ solution solve_four_flipped(const cpu& policy, const flipped_instance<Sum>& inst
                   x.m4 == trivial[3]) {
                 continue;  // the empty subset
               }
-              if (options.count) {
-                ++count;
-              } else {
+              if (options.count) ++count;
+              if (!found.load(std::memory_order_relaxed)) {  // the first match is the certificate
                 std::lock_guard<std::mutex> guard(lock);
                 if (!found.load()) {
                   answer[0] = m1, answer[1] = m2, answer[2] = x.m3, answer[3] = x.m4;
                   found.store(true);
-                  stop.store(true);
+                  if (!options.count) stop.store(true);  // a count goes on through every class
                 }
-                break;
               }
+              if (!options.count) break;
             }
           }
         }
@@ -267,17 +266,8 @@ solution solve_four_flipped(const cpu& policy, const flipped_instance<Sum>& inst
     uint128 total = 0;
     for (const uint128 c : partial) total += c;
     result.count = total;
-    // A count visits every class; one subset still has to be found for the certificate.
-    if (total > 0) {
-      solve_options find = options;
-      find.count = false;
-      solution one = solve_four_flipped(policy, inst, modulus_bits, find);
-      one.count = total;
-      one.seconds.count = result.seconds.search;
-      one.seconds.total = seconds_since(start);
-      return one;
-    }
-  } else if (found.load()) {
+  }
+  if (found.load()) {
     for (int k = 0; k < 4; ++k) {
       for (std::size_t j = 0; j < q[k].count; ++j) {
         const std::size_t i = q[k].first + j;
