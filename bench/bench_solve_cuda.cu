@@ -15,7 +15,6 @@
 #include <thrust/iterator/transform_iterator.h>
 #include <thrust/logical.h>
 #include <thrust/merge.h>
-#include <thrust/transform.h>
 
 #include <cstdint>
 #include <map>

@@ -257,6 +257,8 @@ void walk_lanes(search_state<Sum>& st, walk* lane, const std::atomic<bool>* canc
 // walk, but a match multiplies the run of equal a's by the run of equal b's (both clipped to
 // the block pair) and steps past both. Every (i, j) lies in exactly one block pair and pruning
 // only drops pairs that cannot match, so the sum over the surviving pairs is exact.
+// (Not ssum::count_pair_sums: that one counts in 64 bits and needs std::numeric_limits of its
+// type, which strict C++20 does not give unsigned __int128, the wide lists' sum type.)
 template <class Sum>
 uint128 count_block_pair(const Sum* a, const Sum* b, const block_pair& bp, Sum t) {
   uint128 count = 0;
