@@ -211,7 +211,8 @@ void register_type(std::size_t n) {
   add("merge/cub", cub_merge<T>);
   add("merge/copy", copy_same_bytes<T>);
   add("merge_generated/ssum_plus_constant", ssum_merge_plus_constant<T>);
-  // Other launch shapes than merge_tuning's (256 x 15 for 4-byte keys, 256 x 11 for 8-byte).
+  // Other launch shapes than merge_keys_tuning's (256 x 19 for 4-byte keys, 256 x 11 for
+  // 8-byte; merge_by_key and the pair sums use merge_tuning's 256 x 15 / 256 x 11).
   add("merge/ssum_256x11", ssum_merge_shape<T, 256, 11>);
   add("merge/ssum_256x15", ssum_merge_shape<T, 256, 15>);
   add("merge/ssum_256x19", ssum_merge_shape<T, 256, 19>);

@@ -28,8 +28,9 @@
 // before the walk (so no intermediate ever overflows), and unsigned arithmetic never wraps:
 // for unsigned T only b <= t can match. count_pair_sums counts index pairs, duplicates by
 // multiplicity (a value appearing 2 times in A and 3 times in B gives 6); the count is exact
-// while it fits 64 bits (it is at most na * nb). find_pair_sum stops every thread once one has
-// found a match; which match it returns may differ run to run.
+// while it fits 64 bits (it is at most na * nb). find_pair_sum stops threads early once a
+// match is known; on the host which match it returns may differ run to run, on CUDA it is
+// always the one with the smallest i (and for that i, the smallest j).
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -114,7 +115,8 @@ std::uint64_t count_pair_sums(const cpu& policy, const T* a, std::size_t na, con
 //                             (see the top of this file; counts wrap modulo 2^64 past that).
 // Scheme (src/cuda/merge_kernels.cuh): merge path on the GPU (Odeh et al. 2012; Green, McColl
 // and Bader, "GPU Merge Path", 2012). One kernel finds where each output tile of
-// threads x items elements (256 x 15 for 4-byte keys, 256 x 11 for 8-byte) starts in a, by
+// threads x items elements (256 x 19 for key-only merges of 4-byte keys, 256 x 15 for
+// merge_by_key and the pair sums of 4-byte keys, 256 x 11 for 8-byte keys) starts in a, by
 // merge_path_split; a second merges each tile in shared memory (coalesced loads, generated b
 // computed while loading, one merge_path_split per thread, Items sequential steps, staged
 // coalesced stores). Scratch: 8 bytes per tile (under 0.1% of the data), from the

@@ -32,7 +32,7 @@ void cuda_merge(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, 
   require((na == 0 || d_a) && (nb == 0 || d_b) && (na + nb == 0 || d_out), "merge");
   if (na == 0 && nb == 0) return;
   device_scope on(policy.device);
-  using tuning = merge_tuning<T>;
+  using tuning = merge_keys_tuning<T>;
   const merge_no_values* none = nullptr;
   launch_merge<tuning::threads, tuning::items>(policy.stream, d_a, none, na, load_at<T>{d_b}, none, nb, d_out,
                                                static_cast<merge_no_values*>(nullptr), comp);
@@ -63,7 +63,7 @@ void cuda_merge_generated(const cuda& policy, const T* d_a, std::size_t na, BAt 
   }
   if (na == 0 && nb == 0) return;
   device_scope on(policy.device);
-  using tuning = merge_tuning<T>;
+  using tuning = merge_keys_tuning<T>;
   const merge_no_values* none = nullptr;
   launch_merge<tuning::threads, tuning::items>(policy.stream, d_a, none, na, b_at, none, nb, d_out,
                                                static_cast<merge_no_values*>(nullptr), comp);
@@ -122,6 +122,10 @@ cuda_detail::pair_sum_state pair_sum_run(const cuda& policy, const T* d_a, std::
   pair_sum_tiles<tuning::threads, tuning::items, Find>
       <<<static_cast<unsigned>(tiles), tuning::threads, 0, stream>>>(d_a, na, d_b, t, clip, splits, state);
   SSUM_CUDA_CHECK_LAUNCH("pair_sum_tiles");
+  if constexpr (Find) {
+    pair_sum_locate<<<1, 1, 0, stream>>>(d_a, d_b, nb, t, state);
+    SSUM_CUDA_CHECK_LAUNCH("pair_sum_locate");
+  }
 
   pair_sum_state host{};
   SSUM_CUDA_CHECK(cudaMemcpyAsync(&host, state, sizeof host, cudaMemcpyDeviceToHost, stream));

@@ -49,6 +49,17 @@ struct merge_tuning {
   static constexpr std::size_t tile = std::size_t(threads) * items;
 };
 
+/// Key-only merges (merge, merge_generated) of 4-byte keys take a larger tile, 256 x 19: with
+/// no values to stage it fits (19 KiB), and on the H200 at 2^28 outputs it measured 710 us per
+/// call against 766 us for 256 x 15. 8-byte keys keep 256 x 11: 256 x 19 measured 1360 against
+/// 1244 us in the same session (docs/performance.md).
+template <class T>
+struct merge_keys_tuning {
+  static constexpr int threads = 256;
+  static constexpr int items = sizeof(T) >= 8 ? 11 : 19;
+  static constexpr std::size_t tile = std::size_t(threads) * items;
+};
+
 /// The Value type of key-only merges; never dereferenced.
 struct merge_no_values {};
 
@@ -352,10 +363,18 @@ void launch_merge(cudaStream_t stream, const T* a, const V* av, std::size_t na, 
 // to v from c1 on) for v = c(c1), by galloping over C. Summed over tiles: count_A(v) x
 // count_C(v) for every v, each pair once. find_pair_sum tests the same two places.
 
-/// What the pair-sum kernels report; zeroed before the launches.
+/// What the pair-sum kernels report; zeroed before the launches. find_pair_sum reports the
+/// match with the smallest a index, whatever order the tiles ran in (so the CUDA solver's
+/// certificate is the same run to run): each tile records the first a of each matching run
+/// it holds with atomicMax on ~i (zero: none yet) and skips itself only when a match before
+/// its first a is known. The tile holding the first matching a always reports it: either the
+/// matching c's follow in the tile (fact 1) or they lie past its end (fact 2; this holds when
+/// the a run crosses the tile's end, since every smaller c was merged before it).
+/// pair_sum_locate then finds that a's first partner in b.
 struct pair_sum_state {
   unsigned long long count;
-  unsigned long long i, j;  // a match (i into a, j into b) when found
+  unsigned long long not_i;  // ~(smallest a index with a match), 0 while none is known
+  unsigned long long i, j;   // the match (i into a, j into b), set by pair_sum_locate
   unsigned int found;
 };
 
@@ -371,6 +390,18 @@ __global__ void pair_sum_clip(const T* b, std::size_t nb, bool from_lower, T bou
     clip[0] = 0;
     clip[1] = upper_bound_at(b, 0, nb, bound);
   }
+}
+
+/// After a find: i = the smallest a index with a match, j = the first b with a[i] + b[j] == t
+/// (one thread; b ascending, and the partner exists).
+template <class T>
+__global__ void pair_sum_locate(const T* a, const T* b, std::size_t nb, T t, pair_sum_state* state) {
+  if (blockIdx.x != 0 || threadIdx.x != 0 || state->found == 0u) return;
+  const std::size_t i = static_cast<std::size_t>(~state->not_i);
+  // t - a[i] equals a stored b, so it is representable: no overflow.
+  const T need = static_cast<T>(t - a[i]);
+  state->i = i;
+  state->j = lower_bound_at(b, 0, nb, need);
 }
 
 /// merge_partition over A and C, once C's length is known on the device.
@@ -400,14 +431,18 @@ __global__ void __launch_bounds__(Threads)
   const std::size_t hi = clip[1], nc = hi - clip[0], total = na + nc;
   const std::size_t tile_id = blockIdx.x;
   if (tile_id * tile >= total) return;  // the same for the whole block
+  const tile_range r = tile_at<tile>(tile_id, total, splits);
   if constexpr (Find) {
-    // One look at the flag per tile, shared so the whole block leaves together.
-    if (threadIdx.x == 0) stop = *static_cast<volatile unsigned int*>(&state->found) != 0;
+    // One look per tile, shared so the whole block leaves together: leave when a match with
+    // a smaller a index than any of this tile's is known (so the smallest one is always found).
+    if (threadIdx.x == 0) {
+      const unsigned long long not_i = *static_cast<volatile unsigned long long*>(&state->not_i);
+      stop = not_i != 0 && ~not_i < r.a0;
+    }
     __syncthreads();
     if (stop) return;
   }
   const minus_reversed<T> c{b, hi, t};
-  const tile_range r = tile_at<tile>(tile_id, total, splits);
   load_tile<Threads, Items>(a, c, r, sm);
   __syncthreads();
 
@@ -418,7 +453,7 @@ __global__ void __launch_bounds__(Threads)
   const int n_out = min(Items, r.count - diag);
   unsigned long long cnt = 0;
   bool hit = false;
-  std::size_t hit_i = 0, hit_j = 0;  // into a and into C
+  std::size_t hit_i = 0;  // into a
   if (n_out > 0) {
     const auto sc_at = [sc](std::size_t j) { return sc[j]; };
     int i = static_cast<int>(merge_path_split(sa, std::size_t(na_t), sc_at, std::size_t(nc_t), std::size_t(diag), less{}));
@@ -435,8 +470,7 @@ __global__ void __launch_bounds__(Threads)
           if (i > 0 && y == last) {  // fact (1): a[rs, i) all equal y
             if constexpr (Find) {
               hit = true;
-              hit_i = r.a0 + std::size_t(i - 1);
-              hit_j = r.b0 + std::size_t(j);
+              hit_i = r.a0 + std::size_t(rs);  // the run's first a in the tile
             } else {
               cnt += static_cast<unsigned long long>(i - rs);
             }
@@ -461,8 +495,7 @@ __global__ void __launch_bounds__(Threads)
     if (sa[na_t - 1] == v) {
       if constexpr (Find) {
         hit = true;
-        hit_i = r.a0 + std::size_t(na_t - 1);
-        hit_j = c1;
+        hit_i = r.a0 + lower_bound_at(sa, 0, std::size_t(na_t), v);  // the run's first a in the tile
       } else {
         const std::size_t a_run = std::size_t(na_t) - lower_bound_at(sa, 0, std::size_t(na_t), v);
         cnt += static_cast<unsigned long long>(a_run) * (run_end_at(c, c1, nc, v) - c1);
@@ -471,9 +504,9 @@ __global__ void __launch_bounds__(Threads)
   }
 
   if constexpr (Find) {
-    if (hit && atomicCAS(&state->found, 0u, 1u) == 0u) {  // the first match wins, the rest are dropped
-      state->i = hit_i;
-      state->j = hi - 1 - hit_j;  // c(j) = t - b[hi - 1 - j]
+    if (hit) {  // pair_sum_locate finds the partner of the smallest i
+      atomicMax(&state->not_i, ~static_cast<unsigned long long>(hit_i));
+      state->found = 1u;
     }
   } else {
     for (int off = 16; off > 0; off /= 2) cnt += __shfl_down_sync(0xffffffffu, cnt, off);

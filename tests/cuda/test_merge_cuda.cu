@@ -39,9 +39,15 @@ namespace {
 using ssum_test::device_array;
 #define SKIP_WITHOUT_DEVICE() SSUM_SKIP_WITHOUT_DEVICE("CUDA merge")
 
+// Tile sizes, for edge cases at tile +- 1: merge_by_key and the pair sums use merge_tuning's,
+// the key-only merges merge_keys_tuning's.
 template <class T>
 constexpr std::size_t tile_of() {
   return ssum::cuda_detail::merge_tuning<T>::tile;
+}
+template <class T>
+constexpr std::size_t keys_tile_of() {
+  return ssum::cuda_detail::merge_keys_tuning<T>::tile;
 }
 
 using ssum_test::same_bits;
@@ -77,7 +83,7 @@ std::vector<T> descending(std::vector<T> v) {
 // (na, nb) pairs around the tile of type T, plus the issue's cases.
 template <class T>
 std::vector<std::pair<std::size_t, std::size_t>> merge_sizes() {
-  const std::size_t t = tile_of<T>();
+  const std::size_t t = keys_tile_of<T>();
   std::vector<std::pair<std::size_t, std::size_t>> s = {
       {0, 0},         {0, 5},          {5, 0},         {0, t + 1},         {t + 1, 0},     {1, 1},
       {1, 0},         {0, 1},          {t - 1, 0},     {0, t},             {t / 3, t - 1 - t / 3},
@@ -112,7 +118,7 @@ TYPED_TEST(CudaMerge, MatchesStdMergeAtEdgeSizes) {
 TYPED_TEST(CudaMerge, DisjointAndAllEqualInputs) {
   SKIP_WITHOUT_DEVICE();
   using T = TypeParam;
-  const std::size_t t = tile_of<T>();
+  const std::size_t t = keys_tile_of<T>();
   const std::vector<T> low = sorted_random<T>(3 * t + 7, 3, 0);
   std::vector<T> high(low.size());  // every element above low's last
   for (std::size_t k = 0; k < low.size(); ++k) high[k] = static_cast<T>(low[k] + (low.back() - low.front()) + T(1));
@@ -212,7 +218,7 @@ void check_generated(const std::vector<T>& a, const std::vector<T>& data, BAt ge
 TYPED_TEST(CudaMerge, MergeGeneratedMatchesMaterialised) {
   SKIP_WITHOUT_DEVICE();
   using T = TypeParam;
-  const std::size_t t = tile_of<T>();
+  const std::size_t t = keys_tile_of<T>();
   const std::pair<std::size_t, std::size_t> sizes[] = {{0, 0}, {0, 7},         {7, 0},          {1, 1},
                                                        {t - 1, t}, {t + 1, 2 * t}, {1000007, 1000}, {1000, 1000007}};
   std::uint64_t seed = 500;
@@ -307,6 +313,19 @@ void check_pairs(const std::vector<T>& a, const std::vector<T>& b, T t, std::uin
     ASSERT_LT(m.j, b.size()) << what;
     EXPECT_TRUE(static_cast<wide>(a[m.i]) + static_cast<wide>(b[m.j]) == static_cast<wide>(t))
         << what << ": a[" << m.i << "] = " << +a[m.i] << " + b[" << m.j << "] = " << +b[m.j] << " != " << +t;
+    // Deterministic: the smallest a index with a partner, and that partner's first b.
+    std::size_t first = a.size(), partner = b.size();
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const wide need = static_cast<wide>(t) - static_cast<wide>(a[i]);
+      const auto it = std::lower_bound(b.begin(), b.end(), need, [](T x, wide v) { return static_cast<wide>(x) < v; });
+      if (it != b.end() && static_cast<wide>(*it) == need) {
+        first = i;
+        partner = static_cast<std::size_t>(it - b.begin());
+        break;
+      }
+    }
+    EXPECT_EQ(m.i, first) << what << ": not the first a with a partner";
+    EXPECT_EQ(m.j, partner) << what << ": not the first b for a[i]";
   }
 }
 
