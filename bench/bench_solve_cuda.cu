@@ -78,6 +78,7 @@ void ssum_cuda(benchmark::State& state, const char* cls) {
   state.counters["search_ms"] = s.seconds.search * 1e3;
   state.counters["recover_ms"] = s.seconds.recover * 1e3;
   state.counters["planned_MiB"] = double(s.planned_bytes) / (1 << 20);
+  ssum::release_cuda_memory();  // the solver keeps its lists' memory; the peers need it
 }
 
 void thrust_peer(benchmark::State& state, const char* cls) {
@@ -114,16 +115,17 @@ int main(int argc, char** argv) {
   }
   for (const char* cls : {"random", "planted"}) {
     const std::string c = cls;
-    for (int n : {40, 48, 56, 60, 64}) {
+    // n = 24..36 (ssum_cuda and ssum_cpu only) locate the size where the device starts to pay.
+    for (int n : {24, 28, 32, 36, 40, 48, 56, 60, 64}) {
       const auto add = [&](const char* who, void (*fn)(benchmark::State&, const char*)) {
         benchmark::RegisterBenchmark(("solve/" + c + "/" + who).c_str(), fn, cls)
             ->Arg(n)
             ->Unit(benchmark::kMillisecond)
             ->UseRealTime()
-            ->Iterations(n >= 60 ? 1 : 3);
+            ->Iterations(n >= 60 ? 1 : n >= 48 ? 3 : 10);
       };
       add("ssum_cuda", ssum_cuda);
-      add("thrust_peer", thrust_peer);
+      if (n >= 40) add("thrust_peer", thrust_peer);
       if (n <= 56) add("ssum_cpu", ssum_cpu);
       if (n <= 48) add("sequential", sequential);
     }

@@ -135,6 +135,7 @@ struct host_memory {
     std::vector<std::uint64_t> data;
     std::uint64_t* get() { return data.data(); }
   };
+  void reserve(double) {}
   buffer alloc(std::size_t elements) { return buffer{std::vector<std::uint64_t>(elements, 0xdeadbeefull)}; }
   void set_zero(std::uint64_t* p) { *p = 0; }
   std::uint64_t read(const std::uint64_t* p, std::size_t k) { return p[k]; }
@@ -398,10 +399,20 @@ TEST(SolveCpu, ReportsProgressThroughTheStages) {
   EXPECT_DOUBLE_EQ(last_generate_b, 1.0);
 }
 
-TEST(SolveCpu, UnavailableBackendIsReportedNotFaked) {
+// Without a device, asking for CUDA is an error, never a silent fall-back; with one, it runs
+// there. automatic keeps small instances on the host either way.
+TEST(SolveCpu, NamedBackendRunsThereOrIsReportedNotFaked) {
   const ssum::problem p{{1, 2, 3}, 3};
-  EXPECT_THROW(ssum::solve(ssum::backend::cuda, 1, p), ssum::backend_unavailable);
-  EXPECT_TRUE(ssum::solve(ssum::backend::automatic, 1, p).feasible);
+  if (ssum::cuda_devices().empty()) {
+    EXPECT_THROW(ssum::solve(ssum::backend::cuda, 1, p), ssum::backend_unavailable);
+  } else {
+    const ssum::solution s = ssum::solve(ssum::backend::cuda, 1, p);
+    EXPECT_TRUE(s.feasible);
+    EXPECT_EQ(s.backend, "cuda");
+  }
+  const ssum::solution s = ssum::solve(ssum::backend::automatic, 1, p);
+  EXPECT_TRUE(s.feasible);
+  EXPECT_EQ(s.backend, "cpu");
 }
 
 }  // namespace

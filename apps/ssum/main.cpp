@@ -145,7 +145,8 @@ int run_solve(const solve_args& args) {
     }
     char seconds[32];
     std::snprintf(seconds, sizeof seconds, "%.3g", s.seconds.total);
-    std::cout << s.algorithm << " on " << s.backend << " (" << s.threads << " threads) in " << seconds << " s; "
+    const std::string where = s.backend == "cpu" ? " (" + std::to_string(s.threads) + " threads)" : "";
+    std::cout << s.algorithm << " on " << s.backend << where << " in " << seconds << " s; "
               << (s.feasible ? "the subset was re-verified" : "the search was exhaustive") << '\n';
   }
   return s.feasible ? found : none;

@@ -25,4 +25,9 @@ std::vector<cuda_device_info> cuda_devices();
 /// build's device code runs there. Throws ssum::cuda_error or ssum::backend_unavailable.
 void cuda_self_test(int device = 0);
 
+/// The CUDA solver keeps its lists' device memory from one solve to the next (allocating and
+/// freeing tens of GiB costs tens of ms each time). This gives it back to the device now;
+/// the next solve allocates again. Without CUDA: does nothing. Throws ssum::cuda_error.
+void release_cuda_memory();
+
 }  // namespace ssum

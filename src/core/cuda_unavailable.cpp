@@ -11,10 +11,13 @@ std::vector<cuda_device_info> cuda_devices() { return {}; }
 
 void cuda_self_test(int) { throw backend_unavailable("this build of ssum has no CUDA backend"); }
 
+void release_cuda_memory() {}
+
 namespace detail {
 solution solve_two_list_cuda(const cuda&, const problem&, const solve_options&) {
   throw backend_unavailable("this build of ssum has no CUDA backend");
 }
+double cuda_solver_room(int) { return 0; }
 }  // namespace detail
 
 }  // namespace ssum

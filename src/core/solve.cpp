@@ -4,11 +4,14 @@
 
 #include <omp.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <thread>
 
 #include "core/two_list_cuda.hpp"
+#include "core/two_list_merging.hpp"
 #include "cpu/four_list.hpp"
 #include "cpu/two_list.hpp"
 #include "ssum/memory.hpp"
@@ -60,18 +63,48 @@ solution solve(const cuda& policy, const problem& p, const solve_options& option
   return result;
 }
 
+namespace {
+
+// auto sends an instance to the GPU when the host would need longer than a CUDA process
+// takes to start: measured on an H200 machine (docs/performance.md, "Choosing the backend"),
+// bringing up the CUDA context costs about 0.3 s, and the host two-list about 12 ns per sum of
+// one list, divided by threads^0.7 (memory-bound: 1.7 ns with 16 threads, 6 ns with 2).
+// So 16 host threads keep n <= 55, 2 threads n <= 51; the device then needs a few ms.
+constexpr double cuda_start_seconds = 0.4;
+double host_two_list_seconds(std::size_t n, unsigned threads) {
+  return std::ldexp(12e-9, int(n / 2)) * (n % 2 ? 1.41 : 1.0) / std::pow(double(threads), 0.7);
+}
+
+// Whether auto should run `p` on device 0: worth the start-up, and the device two-list can
+// take it (64-bit sums, n <= 64, lists that fit the device's free memory and the caller's
+// limit, a count that fits 64 bits). Asks the driver only when the size says it may pay.
+bool cuda_worth_it(const problem& p, const solve_options& options, unsigned threads) {
+  if (options.algo == algorithm::four_list) return false;
+  const std::size_t n = p.weights.size();
+  if (n > 64 || (options.count && n >= 64)) return false;
+  if (host_two_list_seconds(n, threads) < cuda_start_seconds) return false;
+  if (!cuda_compiled()) return false;
+  int128 total = 0;
+  for (const auto w : p.weights) total += w < 0 ? -int128(w) : int128(w);
+  if (total > int128(~std::uint64_t{0})) return false;
+  const auto devices = cuda_devices();
+  if (devices.empty()) return false;
+  double room = detail::cuda_solver_room(devices.front().ordinal);
+  if (options.memory_limit) room = std::min(room, double(options.memory_limit));
+  return detail::two_list_merging_planned_bytes(n) <= room;
+}
+
+}  // namespace
+
 solution solve(backend which, unsigned threads, const problem& p, const solve_options& options) {
   switch (which) {
     case backend::automatic:
+      if (cuda_worth_it(p, options, resolved_threads(cpu{threads}))) return solve(cuda{}, p, options);
+      return solve(cpu{threads}, p, options);
     case backend::cpu:
       return solve(cpu{threads}, p, options);
     case backend::cuda:
-      if (!cuda_compiled()) throw backend_unavailable("this build of ssum has no CUDA backend");
-      if (cuda_devices().empty()) throw backend_unavailable("no CUDA device is present");
-      // ssum::solve(cuda{}, ...) exists; the command line takes it once it has passed its
-      // tests on a device (docs/roadmap.md).
-      throw backend_unavailable("the CUDA solver is not enabled in this version yet (it awaits validation on a GPU); "
-                                "use --backend cpu");
+      return solve(cuda{}, p, options);
   }
   throw std::invalid_argument("unknown backend");
 }

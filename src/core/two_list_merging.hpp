@@ -69,8 +69,8 @@ void generate_sums(const Policy& policy, Memory& memory, const std::uint64_t* w,
 }
 }  // namespace merging
 
-/// Memory (the caller's): buffer alloc(std::size_t elements) with buffer::get() ->
-/// std::uint64_t*; void set_zero(std::uint64_t*); std::uint64_t read(const std::uint64_t*,
+/// Memory (the caller's): void reserve(double bytes) before any alloc (the plan's total);
+/// buffer alloc(std::size_t elements) with buffer::get() -> std::uint64_t*; void set_zero(std::uint64_t*); std::uint64_t read(const std::uint64_t*,
 /// std::size_t); void sync(); double available_bytes().
 template <class Policy, class Memory>
 solution two_list_by_merging(const Policy& policy, Memory& memory, const problem& p, const solve_options& options,
@@ -112,6 +112,7 @@ solution two_list_by_merging(const Policy& policy, Memory& memory, const problem
                               bytes, available);
   }
   result.planned_bytes = static_cast<std::uint64_t>(bytes);
+  memory.reserve(bytes);
 
   auto t0 = clock_type::now();
   auto list_a = memory.alloc(size_a);

@@ -82,6 +82,39 @@ TEST(CudaSolve, AgreesWithTheHostSolver) {
   }
 }
 
+// One mid-size instance of each class with its count, small enough for compute-sanitizer
+// (scripts/gpu-check runs memcheck and racecheck on it): n = 30, lists of 2^15 sums.
+TEST(CudaSolve, MidSizeInstanceForSanitizers) {
+  SKIP_WITHOUT_DEVICE();
+  ssum::solve_options counting;
+  counting.count = true;
+  for (const char* cls : {"random", "planted", "zero-sum"}) {
+    const ssum::problem p = ssum::generate(cls, 30, 20, 30);
+    const ssum::solution host = ssum::solve(ssum::cpu{}, p, counting);
+    const ssum::solution dev = ssum::solve(ssum::cuda{}, p, counting);
+    expect_verdict(p, dev, host.feasible, cls);
+    ASSERT_TRUE(dev.count && host.count);
+    EXPECT_EQ(static_cast<std::uint64_t>(*dev.count), static_cast<std::uint64_t>(*host.count)) << cls;
+  }
+}
+
+// The solver keeps its device memory between solves; release_cuda_memory gives it back, and
+// the next solve allocates again and answers the same.
+TEST(CudaSolve, KeepsAndReleasesItsDeviceMemory) {
+  SKIP_WITHOUT_DEVICE();
+  const ssum::problem p = ssum::generate("planted", 44, 30, 5);  // lists of 2^22 sums: 80 MiB
+  const ssum::solution first = ssum::solve(ssum::cuda{}, p);
+  expect_verdict(p, first, true, "first solve");
+  const std::size_t held = ssum::cuda_devices().front().free_memory;
+  ssum::release_cuda_memory();
+  const std::size_t released = ssum::cuda_devices().front().free_memory;
+  EXPECT_GE(double(released), double(held) + 0.9 * double(first.planned_bytes));
+  const ssum::solution again = ssum::solve(ssum::cuda{}, p);
+  expect_verdict(p, again, true, "after release");
+  EXPECT_EQ(again.subset, first.subset);
+  ssum::release_cuda_memory();
+}
+
 TEST(CudaSolve, RefusesWhatItCannotDo) {
   SKIP_WITHOUT_DEVICE();
   const ssum::problem wide{{INT64_MAX, INT64_MAX, INT64_MAX}, int128(INT64_MAX) * 3};
