@@ -46,7 +46,7 @@ struct partner {  // the b that a needs; a sentinel that no sum reaches when a >
   __host__ __device__ std::uint64_t operator()(std::uint64_t a) const { return a <= t ? t - a : ~std::uint64_t{0}; }
 };
 
-thrust::device_vector<std::uint64_t> thrust_sums(const std::vector<std::int64_t>& w, std::size_t lo, std::size_t hi) {
+thrust::device_vector<std::uint64_t> thrust_sums(const std::vector<ssum::int128>& w, std::size_t lo, std::size_t hi) {
   thrust::device_vector<std::uint64_t> cur(1, 0), nxt;
   for (std::size_t i = lo; i < hi; ++i) {
     nxt.resize(2 * cur.size());

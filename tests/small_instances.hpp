@@ -5,6 +5,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "ssum/int128.hpp"
 #include "ssum/problem.hpp"
@@ -15,8 +16,14 @@ inline std::int64_t uniform(std::mt19937_64& rng, std::int64_t lo, std::int64_t 
   return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
 }
 
+// A problem from 64-bit weights: keeps call sites with int64 vectors short.
+inline ssum::problem make_problem(const std::vector<std::int64_t>& weights, std::optional<ssum::int128> target) {
+  return ssum::problem{{weights.begin(), weights.end()}, target};
+}
+
 // Subsets summing to the target (zero-sum: non-empty ones), all 2^n of them in Gray-code
-// order so that each step changes one item.
+// order so that each step changes one item. Sums are int128: exact for any weights whose
+// magnitudes add up to less than 2^127 (what ssum accepts), 127-bit ones included.
 inline std::uint64_t brute_force_count(const ssum::problem& p) {
   const std::size_t n = p.weights.size();
   const ssum::int128 t = p.target.value_or(0);
@@ -25,7 +32,7 @@ inline std::uint64_t brute_force_count(const ssum::problem& p) {
   for (std::uint64_t k = 1; k < (std::uint64_t{1} << n); ++k) {
     const unsigned bit = static_cast<unsigned>(__builtin_ctzll(k));
     gray ^= std::uint64_t{1} << bit;
-    sum += (gray >> bit & 1) ? ssum::int128(p.weights[bit]) : -ssum::int128(p.weights[bit]);
+    sum += (gray >> bit & 1) ? p.weights[bit] : -p.weights[bit];
     if (sum == t) ++count;
   }
   if (p.zero_sum()) --count;  // the empty subset does not count
@@ -34,7 +41,7 @@ inline std::uint64_t brute_force_count(const ssum::problem& p) {
 
 inline std::string describe(const ssum::problem& p) {
   std::string s = "weights:";
-  for (auto w : p.weights) s += " " + std::to_string(w);
+  for (auto w : p.weights) s += " " + ssum::to_string(w);
   return s + (p.target ? " target " + ssum::to_string(*p.target) : " zero-sum");
 }
 

@@ -152,7 +152,12 @@ TEST(Cli, BadInputIsOneClearLineAndExitTwo) {
   const bad cases[] = {
       {"1 2 x3\n", "line 1"},
       {"# c\n1 2\n3 abc\n", "line 3"},
-      {"1 99999999999999999999\n", "int64"},
+      {"1 999999999999999999999999999999999999999999\n", "128-bit"},
+      // The weights' absolute values reach 2^127: exactly 2^127 here, and -2^127 alone.
+      {"1\n85070591730234615865843651857942052864 -85070591730234615865843651857942052864\n", "line 2"},
+      {"{\"weights\": [\"85070591730234615865843651857942052864\", 85070591730234615865843651857942052864]}",
+       "2^127"},
+      {"-170141183460469231731687303715884105728\n", "2^127"},
       {"", "empty"},
       {"# only a comment\n", "empty"},
       {"{\"weights\": [1, 2,}", "line 1"},
@@ -168,6 +173,31 @@ TEST(Cli, BadInputIsOneClearLineAndExitTwo) {
     EXPECT_EQ(r.err.rfind("ssum: ", 0), 0u) << r.err;
     EXPECT_NE(r.err.find(b.fragment), std::string::npos) << r.err;
     EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+}
+
+// 127-bit weights whose absolute values add up to 2^127 - 1 exactly: 2^126, -(2^126 - 4), 3.
+// Solved exactly on the host under auto, weights printed in full; as JSON a target beyond 64
+// bits is a decimal string. 2^126 + 4 agrees with the reachable 4 = 2^126 - (2^126 - 4) in its
+// low 64 bits, and is no answer.
+TEST(Cli, WideWeightsAreSolvedExactly) {
+  const std::string a = "85070591730234615865843651857942052864", b = "-85070591730234615865843651857942052860";
+  auto r = run("solve -", "target: 7\n" + a + " " + b + " 3\n");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("weights: " + a + " " + b + " 3\n"), std::string::npos) << r.out;
+  const std::string json = "{\"weights\": [\"" + a + "\", \"" + b + "\", 3]}";
+  for (const char* algorithm : {"two-list", "four-list"}) {
+    const std::string args = std::string("solve --json --count --backend auto --algorithm ") + algorithm;
+    r = run(args + " --target 85070591730234615865843651857942052867 -", json);  // 2^126 + 3
+    ASSERT_EQ(r.code, 0) << algorithm << ": " << r.err;
+    auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j.at("target"), "85070591730234615865843651857942052867");
+    EXPECT_EQ(j.at("subset"), nlohmann::json({0, 2})) << algorithm;
+    EXPECT_EQ(j.at("count"), "1") << algorithm;
+    EXPECT_EQ(j.at("backend"), "cpu");
+    r = run(args + " --target 85070591730234615865843651857942052868 -", json);  // 2^126 + 4
+    EXPECT_EQ(r.code, 1) << algorithm << ": " << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out).at("count"), "0") << algorithm;
   }
 }
 

@@ -116,10 +116,10 @@ TEST(Generate, SeedsDiffer) {
 // so these numbers must be the same on every platform. Changing them breaks old seeds.
 TEST(Generate, PinnedOutput) {
   const problem p = ssum::generate("random", 5, 20, 42);
-  const std::vector<std::int64_t> expected = {791838, 670073, 788681, 142893, 947146};
+  const std::vector<int128> expected = {791838, 670073, 788681, 142893, 947146};
   EXPECT_EQ(p.weights, expected);
   const problem q = ssum::generate("pthree", 5, std::nullopt, 7);
-  const std::vector<std::int64_t> expected_q = {755, 950, 118, 892, 142};
+  const std::vector<int128> expected_q = {755, 950, 118, 892, 142};
   EXPECT_EQ(q.weights, expected_q);
 }
 
@@ -132,7 +132,7 @@ TEST(Generate, EmptyAndSingle) {
   EXPECT_TRUE(z0.zero_sum());  // infeasible: no non-empty subset exists
   const problem z1 = ssum::generate("zero-sum", 1, std::nullopt, 0);
   EXPECT_TRUE(z1.zero_sum());
-  EXPECT_EQ(z1.weights, std::vector<std::int64_t>{0});
+  EXPECT_EQ(z1.weights, std::vector<int128>{0});
   EXPECT_TRUE(ssum::generate("todd", 0, std::nullopt, 0).target == int128{0});
   EXPECT_TRUE(ssum::generate("avis", 0, std::nullopt, 0).target == int128{0});
   EXPECT_TRUE(ssum::generate("somatoth", 0, std::nullopt, 0).target == int128{-1});
@@ -269,7 +269,7 @@ TEST(Generate, ToddFormulaAndLimit) {
     }
     EXPECT_TRUE(p.target == sum / 2) << n;
   }
-  EXPECT_EQ(ssum::generate("todd", 1, std::nullopt, 0).weights, std::vector<std::int64_t>{7});
+  EXPECT_EQ(ssum::generate("todd", 1, std::nullopt, 0).weights, std::vector<int128>{7});
   for (std::size_t n : {std::size_t{57}, std::size_t{64}, std::size_t{1000}, ~std::size_t{0}}) {
     try {
       ssum::generate("todd", n, std::nullopt, 0);

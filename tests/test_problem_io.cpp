@@ -20,10 +20,11 @@ namespace {
 using ssum::int128;
 using ssum::uint128;
 using ssum::problem;
-using weights_t = std::vector<std::int64_t>;
+using weights_t = std::vector<int128>;
 
 int128 int128_max() { return int128((uint128(1) << 127) - 1); }
 int128 int128_min() { return int128(uint128(1) << 127); }
+std::string int128_max_text() { return "170141183460469231731687303715884105727"; }
 
 // Runs parse_problem(text) expecting an input_error on `line` whose message holds `fragment`.
 ::testing::AssertionResult fails_with(std::string_view text, std::size_t line,
@@ -173,10 +174,80 @@ TEST(ParseTextErrors, NotAnInteger) {
   }
 }
 
-TEST(ParseTextErrors, WeightOutOfInt64Range) {
-  EXPECT_TRUE(fails_with("1\n9223372036854775808\n", 2, "'9223372036854775808' is out of int64 range"));
-  EXPECT_TRUE(fails_with("-9223372036854775809", 1, "'-9223372036854775809' is out of int64 range"));
-  EXPECT_TRUE(fails_with("1 99999999999999999999999999999999999999999", 1, "out of int64 range"));
+TEST(ParseTextErrors, WeightOutOf128BitRange) {
+  EXPECT_TRUE(fails_with("1\n170141183460469231731687303715884105728\n", 2,
+                         "'170141183460469231731687303715884105728' is out of 128-bit range"));
+  EXPECT_TRUE(fails_with("-170141183460469231731687303715884105729", 1,
+                         "'-170141183460469231731687303715884105729' is out of 128-bit range"));
+  EXPECT_TRUE(fails_with("1 99999999999999999999999999999999999999999", 1, "out of 128-bit range"));
+}
+
+// ---- wide weights and their limit: sum of |w| below 2^127 --------------------------------
+
+const int128 two_126 = int128(1) << 126;
+const std::string two_126_text = "85070591730234615865843651857942052864";  // 2^126
+const std::string two_126_minus_1_text = "85070591730234615865843651857942052863";
+
+TEST(ParseText, WeightsBeyondInt64AreExact) {
+  const problem p = ssum::parse_problem(
+      "target: -9223372036854775809\n9223372036854775808 -9223372036854775809\n"
+      "+18446744073709551616 -1267650600228229401496703205377\n");
+  EXPECT_EQ(p.weights, (weights_t{int128(INT64_MAX) + 1, int128(INT64_MIN) - 1, int128(1) << 64,
+                                  -((int128(1) << 100) + 1)}));
+  EXPECT_EQ(p.target, int128(INT64_MIN) - 1);
+}
+
+TEST(ParseText, WeightTotalUpTo2To127Minus1IsAccepted) {
+  const problem p = ssum::parse_problem(two_126_text + "\n-" + two_126_minus_1_text + "\n");
+  EXPECT_EQ(p.weights, (weights_t{two_126, -(two_126 - 1)}));
+  EXPECT_EQ(ssum::parse_problem(int128_max_text()).weights, weights_t{int128_max()});
+  EXPECT_NO_THROW(ssum::check_weight_total(p));
+}
+
+TEST(ParseTextErrors, WeightTotalOf2To127IsRefused) {
+  // Exactly 2^127, on the line of the weight that reaches it; signs do not matter.
+  EXPECT_TRUE(fails_with("1 2\n" + two_126_text + "\n" + two_126_text + "\n", 3,
+                         "takes the sum of |weight| to 2^127 or more"));
+  EXPECT_TRUE(fails_with(two_126_text + " -" + two_126_text, 1, "2^127 - 1"));
+  EXPECT_TRUE(fails_with(int128_max_text() + "\n1", 2, "weight '1' takes the sum of |weight| to 2^127"));
+  // -2^127 is an int128, but its magnitude alone is 2^127.
+  EXPECT_TRUE(fails_with("3\n-170141183460469231731687303715884105728", 2, "|weight| must stay below 2^127"));
+}
+
+TEST(ParseJson, WideWeightsAsNumbersAndStrings) {
+  const problem p = ssum::parse_problem(
+      R"({"weights": [9223372036854775807, 18446744073709551615, -9223372036854775809,)"
+      R"( "85070591730234615865843651857942052863", "-12", "+7", 1267650600228229401496703205377],)"
+      R"( "target": "-1"})");
+  EXPECT_EQ(p.weights, (weights_t{INT64_MAX, int128(UINT64_MAX), int128(INT64_MIN) - 1, two_126 - 1, -12, 7,
+                                  (int128(1) << 100) + 1}));
+  EXPECT_EQ(p.target, int128(-1));
+}
+
+TEST(ParseJsonErrors, WeightTotalOf2To127IsRefused) {
+  EXPECT_TRUE(fails_with("{\"weights\": [\"" + two_126_text + "\",\n\"" + two_126_text + "\"]}", 2,
+                         "(weights[1]) takes the sum of |weight| to 2^127 or more"));
+  EXPECT_TRUE(fails_with("{\"weights\": [" + two_126_text + ", -" + two_126_text + "]}", 1, "2^127 - 1"));
+  EXPECT_TRUE(fails_with(R"({"weights": ["-170141183460469231731687303715884105728"]})", 1,
+                         "(weights[0]) is out of range"));
+  EXPECT_NO_THROW(ssum::parse_problem("{\"weights\": [\"" + two_126_text + "\", \"-" + two_126_minus_1_text + "\"]}"));
+}
+
+TEST(CheckWeightTotal, LimitIs2To127Minus1) {
+  EXPECT_NO_THROW(ssum::check_weight_total(problem{{two_126, two_126 - 1}, std::nullopt}));
+  EXPECT_NO_THROW(ssum::check_weight_total(problem{{-two_126, -(two_126 - 1), 0}, std::nullopt}));
+  EXPECT_NO_THROW(ssum::check_weight_total(problem{{int128_max()}, int128_min()}));  // any target
+  EXPECT_THROW(ssum::check_weight_total(problem{{two_126, two_126}, std::nullopt}), ssum::input_error);
+  EXPECT_THROW(ssum::check_weight_total(problem{{two_126, -two_126}, std::nullopt}), ssum::input_error);
+  EXPECT_THROW(ssum::check_weight_total(problem{{int128_min()}, std::nullopt}), ssum::input_error);
+  EXPECT_THROW(ssum::check_weight_total(problem{{int128_max(), int128_max(), int128_max()}, 0}), ssum::input_error);
+  try {
+    ssum::check_weight_total(problem{{int128_max(), 1}, std::nullopt});
+    ADD_FAILURE() << "no error";
+  } catch (const ssum::input_error& e) {
+    EXPECT_EQ(e.line(), 0u);
+    EXPECT_NE(std::string(e.what()).find("2^127"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ParseTextErrors, LongTokensAreShortenedInMessages) {
@@ -293,13 +364,13 @@ TEST(ParseJsonErrors, FloatsAreRejected) {
   EXPECT_TRUE(fails_with(R"({"weights": [1], "target": 1e400})", 1, "not an integer"));
 }
 
-TEST(ParseJsonErrors, WeightsBeyondInt64) {
-  EXPECT_TRUE(fails_with(R"({"weights": [9223372036854775808]})", 1,
-                         "'9223372036854775808' (weights[0]) is out of int64 range"));
-  EXPECT_TRUE(fails_with(R"({"weights": [1, 18446744073709551615]})", 1, "out of int64 range"));
-  EXPECT_TRUE(fails_with(R"({"weights": [-9223372036854775809]})", 1, "out of int64 range"));
-  EXPECT_TRUE(fails_with(R"({"weights": [100000000000000000000000000000]})", 1, "out of int64 range"));
-  EXPECT_TRUE(fails_with("{\"weights\": [" + std::string(400, '9') + "]}", 1, "out of int64 range"));
+TEST(ParseJsonErrors, WeightsBeyond128Bits) {
+  EXPECT_TRUE(fails_with(R"({"weights": [170141183460469231731687303715884105728]})", 1,
+                         "'170141183460469231731687303715884105728' (weights[0]) is out of 128-bit range"));
+  EXPECT_TRUE(fails_with(R"({"weights": [1, "170141183460469231731687303715884105728"]})", 1,
+                         "(weights[1]) is out of 128-bit range"));
+  EXPECT_TRUE(fails_with(R"({"weights": [-170141183460469231731687303715884105729]})", 1, "out of 128-bit range"));
+  EXPECT_TRUE(fails_with("{\"weights\": [" + std::string(400, '9') + "]}", 1, "out of 128-bit range"));
 }
 
 TEST(ParseJsonErrors, TargetBeyond128Bits) {
@@ -314,7 +385,10 @@ TEST(ParseJsonErrors, TargetBeyond128Bits) {
 TEST(ParseJsonErrors, WrongTypes) {
   EXPECT_TRUE(fails_with(R"({"weights": [1, true]})", 1, "'true' (weights[1]) is not an integer"));
   EXPECT_TRUE(fails_with(R"({"weights": [null]})", 1, "'null' (weights[0]) is not an integer"));
-  EXPECT_TRUE(fails_with(R"({"weights": ["5"]})", 1, "(weights[0]) is not an integer"));
+  EXPECT_TRUE(fails_with(R"({"weights": ["five"]})", 1, "weight 'five' (weights[0]) is not an integer"));
+  EXPECT_TRUE(fails_with(R"({"weights": [1, " 5"]})", 1, "weight ' 5' (weights[1]) is not an integer"));
+  EXPECT_TRUE(fails_with(R"({"weights": ["1.5"]})", 1, "weight '1.5' (weights[0]) is a decimal fraction"));
+  EXPECT_TRUE(fails_with(R"({"weights": [""]})", 1, "weight '' (weights[0]) is not an integer"));
   EXPECT_TRUE(fails_with(R"({"weights": [[1]]})", 1, "an array (weights[0]) is not an integer"));
   EXPECT_TRUE(fails_with(R"({"weights": [{}]})", 1, "an object (weights[0]) is not an integer"));
   EXPECT_TRUE(fails_with(R"({"weights": 5})", 1, "'weights' must be an array of integers"));
@@ -427,6 +501,33 @@ void expect_round_trip(const problem& p, std::string_view comment = {}) {
   const problem back = ssum::parse_problem(text);
   EXPECT_EQ(back.weights, p.weights);
   EXPECT_EQ(back.target, p.target);
+}
+
+TEST(RoundTrip, WideWeights) {
+  expect_round_trip(problem{{int128_max()}, int128_min()});
+  expect_round_trip(problem{{two_126, -(two_126 - 1)}, 0});  // total 2^127 - 1
+  expect_round_trip(problem{{two_126 / 2, INT64_MIN, int128(INT64_MIN) - 1, int128(INT64_MAX) + 1}, std::nullopt});
+  // Random weights of up to 126 bits with a total below 2^127: n * 2^(126 - 6) < 2^126 for n < 64.
+  std::mt19937_64 rng(2127);
+  for (int round = 0; round < 100; ++round) {
+    problem p;
+    const std::size_t n = 1 + rng() % 63;
+    for (std::size_t i = 0; i < n; ++i) {
+      const int bits = int(rng() % 121);
+      const int128 m = int128(((uint128(rng()) << 64) | rng()) >> (128 - bits - 1) >> 1);
+      p.weights.push_back(rng() % 2 ? -m : m);
+    }
+    if (round % 2) p.target = int128((uint128(rng()) << 64) | rng());
+    SCOPED_TRACE("round " + std::to_string(round));
+    expect_round_trip(p);
+  }
+}
+
+TEST(FormatProblem, WideWeightsAreWrittenExactly) {
+  const problem p{{int128_max(), -two_126 + 1, int128(INT64_MIN) - 1, 5}, std::nullopt};
+  EXPECT_EQ(ssum::format_problem(p),
+            "170141183460469231731687303715884105727 -85070591730234615865843651857942052863 "
+            "-9223372036854775809 5\n");
 }
 
 TEST(RoundTrip, Fixed) {

@@ -161,7 +161,7 @@ TEST(SolveCpu, MergingTwoListMatchesBruteForce) {
   // Zero-sum shapes of the empty subset's pair: alone, sharing its sums, beside other matches.
   for (const std::vector<std::int64_t>& w : std::vector<std::vector<std::int64_t>>{
            {3, 9}, {-3, -9}, {3, -3}, {0}, {-5, 5, -5, 5}, {-1, -2, 3, 100}, {-4, 1, 1, 1, 1}, {}}) {
-    const ssum::problem p{w, std::nullopt};
+    const ssum::problem p = ssum_test::make_problem(w, std::nullopt);
     const auto s = ssum::detail::two_list_by_merging(ssum::cpu{2}, memory, p, counting, "cpu");
     expect_solution(p, s, brute_force_count(p) > 0, describe(p));
     EXPECT_EQ(static_cast<std::uint64_t>(*s.count), brute_force_count(p)) << describe(p);
@@ -299,7 +299,7 @@ TEST(SolveCpu, EdgeCases) {
       {{INT64_MAX, INT64_MAX, INT64_MAX}, int128(INT64_MAX) * 3 + 1, false, "just beyond"},
   };
   for (const edge& e : cases) {
-    ssum::problem p{e.w, e.t};
+    const ssum::problem p = ssum_test::make_problem(e.w, e.t);
     ASSERT_EQ(brute_force_count(p) > 0, e.feasible) << "bad expectation: " << e.what;
     expect_solution(p, ssum::solve(ssum::cpu{2}, p), e.feasible, e.what);
   }

@@ -134,7 +134,7 @@ int run_solve(const solve_args& args) {
       std::cout << "subset (0-based indices):";
       for (std::size_t i : s.subset) std::cout << ' ' << i;
       std::cout << "\nweights:";
-      for (std::size_t i : s.subset) std::cout << ' ' << p.weights[i];
+      for (std::size_t i : s.subset) std::cout << ' ' << ssum::to_string(p.weights[i]);
       std::cout << '\n';
     } else {
       std::cout << "infeasible: no subset of the " << p.weights.size() << " items sums to " << goal << '\n';

@@ -1,5 +1,5 @@
 #pragma once
-// Exact wide integers: subset sums of int64 weights need more than 64 bits.
+// Exact wide integers: weights of up to 127 bits, and their subset sums.
 #include <optional>
 #include <string>
 #include <string_view>
@@ -8,6 +8,9 @@ namespace ssum {
 
 __extension__ typedef __int128 int128;
 __extension__ typedef unsigned __int128 uint128;
+
+/// |v| as unsigned: exact for every int128, -2^127 included (which would overflow as int128).
+inline uint128 magnitude(int128 v) { return v < 0 ? uint128(0) - uint128(v) : uint128(v); }
 
 /// Decimal text of a 128-bit integer.
 std::string to_string(int128 value);

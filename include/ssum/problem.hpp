@@ -13,16 +13,28 @@ namespace ssum {
 
 /// Signed weights and a target. Without a target the instance asks for a NON-EMPTY subset
 /// summing to zero (zero-sum); with one, the empty subset is a valid answer for target 0.
+/// Weights are 128-bit, but their magnitudes must add up to less than 2^127 (see
+/// check_weight_total); the target may be any int128.
 struct problem {
-  std::vector<std::int64_t> weights;
+  std::vector<int128> weights;
   std::optional<int128> target;
 
   bool zero_sum() const noexcept { return !target.has_value(); }
 };
 
+/// The largest total magnitude sum |w_i| that ssum accepts: 2^127 - 1. Below it every subset
+/// sum, and the target once the weights are made non-negative, is exact in 128 bits.
+inline constexpr uint128 max_weight_total = (uint128(1) << 127) - 1;
+
+/// Throws ssum::input_error (no line) when the weights' magnitudes add up to 2^127 or more
+/// (a weight of -2^127 alone does). The parsers and every solver check this.
+void check_weight_total(const problem& p);
+
 /// Parses the text format (`#` comments, an optional `target: T` line, integers separated by
 /// white space or commas) or, when the first non-blank character is `{`, the JSON format
-/// `{"weights": [...], "target": T}`. Throws ssum::input_error naming the line.
+/// `{"weights": [...], "target": T}`, where weights and target are numbers or decimal
+/// strings. Throws ssum::input_error naming the line, also when the weights' total magnitude
+/// reaches 2^127.
 problem parse_problem(std::string_view text);
 
 /// Reads and parses a file; "-" is standard input. Throws ssum::input_error, also when the

@@ -56,10 +56,15 @@ struct solution {
 };
 
 /// Bytes the two-list algorithm plans for `p` (lists, merge buffer); may exceed 2^64, hence double.
+/// Throws ssum::input_error when the weights' absolute values add up to 2^127 or more.
 double two_list_planned_bytes(const problem& p);
 
-/// Solves exactly on the host. Throws ssum::insufficient_memory before allocating when the
-/// plan does not fit, ssum::interrupted on cancellation.
+// Every solve below throws ssum::input_error when the weights' absolute values add up to
+// 2^127 or more (check_weight_total); below that, weights and targets of any width are exact.
+
+/// Solves exactly on the host: sums in 64 bits while the total |weight| fits, in 128 bits
+/// beyond. Throws ssum::insufficient_memory before allocating when the plan does not fit,
+/// ssum::interrupted on cancellation.
 solution solve(const cpu& policy, const problem& p, const solve_options& options = {});
 
 /// Solves exactly on a CUDA device (policy.device, ordered on policy.stream): both lists are

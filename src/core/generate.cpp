@@ -50,7 +50,7 @@ void shuffle(std::vector<T>& v, std::mt19937_64& rng) {
   }
 }
 
-int128 sum_of(const std::vector<std::int64_t>& w) {
+int128 sum_of(const std::vector<int128>& w) {
   int128 s = 0;
   for (const auto x : w) s += x;
   return s;
@@ -69,8 +69,8 @@ int128 floor_div(int128 a, int128 b) {  // b > 0
 }
 
 // Unsigned weights uniform in [1, 2^bits).
-std::vector<std::int64_t> positive_weights(std::size_t n, int bits, std::mt19937_64& rng) {
-  std::vector<std::int64_t> w(n);
+std::vector<int128> positive_weights(std::size_t n, int bits, std::mt19937_64& rng) {
+  std::vector<int128> w(n);
   const std::int64_t hi = (std::int64_t{1} << bits) - 1;
   for (auto& x : w) x = uniform_in(rng, 1, hi);
   return w;
@@ -150,7 +150,7 @@ problem make_todd(std::size_t n) {
   problem p;
   const int k = n == 0 ? 0 : floor_log2(n);
   p.weights.reserve(n);
-  for (std::size_t j = 1; j <= n; ++j) p.weights.push_back(static_cast<std::int64_t>(todd_weight(n, k, j)));
+  for (std::size_t j = 1; j <= n; ++j) p.weights.push_back(todd_weight(n, k, j));
   p.target = sum_of(p.weights) / 2;
   return p;
 }
@@ -164,7 +164,7 @@ problem make_avis(std::size_t n) {
   const int128 nn = static_cast<int128>(n);
   problem p;
   p.weights.reserve(n);
-  for (std::size_t j = 1; j <= n; ++j) p.weights.push_back(static_cast<std::int64_t>(nn * (nn + 1) + static_cast<int128>(j)));
+  for (std::size_t j = 1; j <= n; ++j) p.weights.push_back(nn * (nn + 1) + static_cast<int128>(j));
   // n = 0: floor((0 - 1) / 2) = -1, multiplied by 0; the target is 0.
   p.target = nn * (nn + 1) * floor_div(nn - 1, 2) + nn * (nn - 1) / 2;
   return p;

@@ -5,14 +5,14 @@ namespace ssum {
 
 std::string to_string(int128 value) {
   // Work on the magnitude as unsigned so that INT128_MIN needs no special case.
-  uint128 magnitude = value < 0 ? uint128(0) - uint128(value) : uint128(value);
+  uint128 rest = magnitude(value);
   char buffer[40];  // 2^127 has 39 digits, plus the sign
   char* const end = buffer + sizeof buffer;
   char* first = end;
   do {
-    *--first = char('0' + int(magnitude % 10));
-    magnitude /= 10;
-  } while (magnitude != 0);
+    *--first = char('0' + int(rest % 10));
+    rest /= 10;
+  } while (rest != 0);
   if (value < 0) *--first = '-';
   return std::string(first, end);
 }

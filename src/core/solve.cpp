@@ -84,9 +84,8 @@ bool cuda_worth_it(const problem& p, const solve_options& options, unsigned thre
   if (n > 64 || (options.count && n >= 64)) return false;
   if (host_two_list_seconds(n, threads) < cuda_start_seconds) return false;
   if (!cuda_compiled()) return false;
-  int128 total = 0;
-  for (const auto w : p.weights) total += w < 0 ? -int128(w) : int128(w);
-  if (total > int128(~std::uint64_t{0})) return false;
+  // totals_of sums the 128-bit weights without overflow (and refuses totals >= 2^127).
+  if (detail::totals_of(p).total_abs > ~std::uint64_t{0}) return false;
   const auto devices = cuda_devices();
   if (devices.empty()) return false;
   double room = detail::cuda_solver_room(devices.front().ordinal);

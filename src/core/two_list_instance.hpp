@@ -18,21 +18,30 @@
 
 namespace ssum::detail {
 
-/// The weights' total magnitude (the largest flipped sum) and the target after the flip;
+/// The weights' total magnitude (the largest flipped sum) and where the target lies;
 /// out_of_range: no subset reaches the target, decided without any list.
 struct flipped_totals {
-  uint128 total_abs = 0;
-  int128 shifted_target = 0;
-  bool out_of_range() const { return shifted_target < 0 || static_cast<uint128>(shifted_target) > total_abs; }
+  uint128 total_abs = 0;       // sum of |w|, below 2^127 (checked)
+  uint128 negative_abs = 0;    // sum of |w| over the negative weights
+  int128 target = 0;
+  // Reachable sums are [-negative_abs, total_abs - negative_abs]. Compared without forming
+  // target + negative_abs, which need not fit in int128 for a target near its limits.
+  bool out_of_range() const {
+    if (target < 0) return magnitude(target) > negative_abs;
+    return uint128(target) > total_abs - negative_abs;
+  }
 };
 
+/// Throws ssum::input_error when the weights' total magnitude reaches 2^127: every solver
+/// starts here, so none ever forms a sum that 128 bits cannot hold.
 inline flipped_totals totals_of(const problem& p) {
+  check_weight_total(p);
   flipped_totals f;
-  f.shifted_target = p.target.value_or(0);
-  for (std::int64_t w : p.weights) {
-    const uint128 mag = static_cast<uint128>(w < 0 ? -int128(w) : int128(w));
+  f.target = p.target.value_or(0);
+  for (const int128 w : p.weights) {
+    const uint128 mag = magnitude(w);
     f.total_abs += mag;
-    if (w < 0) f.shifted_target += int128(mag);
+    if (w < 0) f.negative_abs += mag;
   }
   return f;
 }
@@ -50,6 +59,8 @@ struct flipped_instance {
   Sum trivial_a = 0, trivial_b = 0;
 };
 
+// Sum must hold the total |w| (uint64 only when it fits), and `target` must be in range
+// (!totals_of(p).out_of_range()): then the shifted target lies in [0, total |w|].
 template <class Sum>
 flipped_instance<Sum> flip(const problem& p, int128 target) {
   flipped_instance<Sum> inst;
@@ -57,17 +68,16 @@ flipped_instance<Sum> flip(const problem& p, int128 target) {
   inst.half = n / 2;
   inst.weights.resize(n);
   inst.flipped.resize(n);
-  int128 shifted = target;
+  int128 shifted = target;  // rises to at most the total |w| < 2^127: no overflow
   for (std::size_t i = 0; i < n; ++i) {
-    const std::int64_t w = p.weights[i];
+    const int128 w = p.weights[i];
     inst.flipped[i] = w < 0;
-    // |INT64_MIN| does not fit in int64, so take the magnitude in 128 bits.
-    const int128 mag = w < 0 ? -int128(w) : int128(w);
-    inst.weights[i] = static_cast<Sum>(mag);
+    const Sum mag = static_cast<Sum>(magnitude(w));
+    inst.weights[i] = mag;
     if (w < 0) {
-      shifted += mag;
+      shifted += int128(magnitude(w));
       const bool in_a = i < inst.half;
-      (in_a ? inst.trivial_a : inst.trivial_b) += static_cast<Sum>(mag);
+      (in_a ? inst.trivial_a : inst.trivial_b) += mag;
       (in_a ? inst.trivial_mask_a : inst.trivial_mask_b) |= std::uint64_t{1} << (in_a ? i : i - inst.half);
     }
   }
@@ -101,7 +111,7 @@ std::optional<std::uint64_t> find_subset(const Sum* w, std::size_t count, Sum va
     return cur;
   };
   const std::vector<entry> low = sorted_sums(w, q1), high = sorted_sums(w + q1, q2);
-  // Sums stay below 2^64 (the caller's totals), so low + high never wraps.
+  // Sums stay within the total |w|, which Sum holds (the caller's choice), so low + high never wraps.
   std::size_t i = 0, j = high.size();
   while (i < low.size() && j > 0) {
     const Sum s = low[i].sum + high[j - 1].sum;
@@ -110,7 +120,6 @@ std::optional<std::uint64_t> find_subset(const Sum* w, std::size_t count, Sum va
     } else if (s > value) {
       --j;
     } else {
-      // Every pair of the two equal runs is a subset with this sum; one differs from exclude.
       // Every pair of the two equal runs is a subset with this sum; all but exclude qualify.
       std::size_t i_end = i, j_begin = j;
       while (i_end < low.size() && low[i_end].sum == low[i].sum) ++i_end;

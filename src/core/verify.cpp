@@ -1,20 +1,37 @@
-// Certificate check: the one place that decides whether an answer is right.
+// Certificate check: the one place that decides whether an answer is right; and the limit
+// on the weights that keeps every sum the solvers form exact.
+#include "ssum/errors.hpp"
 #include "ssum/problem.hpp"
 
 namespace ssum {
+
+void check_weight_total(const problem& p) {
+  uint128 total = 0;
+  for (const int128 w : p.weights) {
+    const uint128 m = magnitude(w);  // 2^127 for -2^127, no overflow
+    if (m > max_weight_total - total) {
+      throw input_error("the weights' absolute values add up to 2^127 or more; ssum takes totals up to 2^127 - 1", 0);
+    }
+    total += m;
+  }
+}
 
 bool is_certificate(const problem& p, const std::vector<std::size_t>& subset) {
   // Zero-sum asks for a non-empty subset; the empty one would make every instance feasible.
   if (p.zero_sum() && subset.empty()) return false;
   const std::size_t n = p.weights.size();
-  // n int64 terms stay below 2^63 * n < 2^127 in magnitude: int128 is exact here.
+  // Exact for any weights, checked or not: `wraps` counts the times the int128 sum passed
+  // 2^127 upwards (+1) or -2^127 downwards (-1), so the true sum is sum + wraps * 2^128. Each
+  // term is within [-2^127, 2^127), so one addition wraps at most once.
   int128 sum = 0;
+  long long wraps = 0;
   for (std::size_t k = 0; k < subset.size(); ++k) {
     if (subset[k] >= n) return false;
     if (k > 0 && subset[k] <= subset[k - 1]) return false;  // strictly ascending: no repeats
-    sum += p.weights[subset[k]];
+    const int128 w = p.weights[subset[k]];
+    if (__builtin_add_overflow(sum, w, &sum)) wraps += w > 0 ? 1 : -1;
   }
-  return sum == p.target.value_or(0);
+  return wraps == 0 && sum == p.target.value_or(0);
 }
 
 }  // namespace ssum

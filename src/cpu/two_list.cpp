@@ -399,7 +399,7 @@ struct two_list_plan {
 
 two_list_plan plan_two_list(const problem& p) {
   two_list_plan plan;
-  for (std::int64_t w : p.weights) plan.total_abs += static_cast<uint128>(w < 0 ? -int128(w) : int128(w));
+  plan.total_abs = totals_of(p).total_abs;  // throws when it reaches 2^127
   plan.wide = plan.total_abs > uint128(UINT64_MAX);
   const std::size_t na = p.weights.size() / 2, nb = p.weights.size() - na;
   const double elements = std::ldexp(1.0, int(na)) + 1.5 * std::ldexp(1.0, int(nb));
@@ -415,8 +415,9 @@ solution solve_two_list(const cpu& policy, const problem& p, const solve_options
   const int128 target = p.target.value_or(0);
 
   // Quick answers that need no lists: the flipped target must lie in [0, sum |w|].
+  const flipped_totals totals = totals_of(p);
   const two_list_plan plan = plan_two_list(p);
-  const bool out_of_range = totals_of(p).out_of_range();
+  const bool out_of_range = totals.out_of_range();
   const double bytes = plan.bytes;
   if (out_of_range) {
     solution result;

@@ -59,16 +59,11 @@ token_kind classify(std::string_view token) {
 }
 
 // `where` names the place for JSON (" (weights[3])"); the text format has the line for that.
-std::int64_t parse_weight(std::string_view token, std::size_t line, const std::string& where) {
+int128 parse_weight(std::string_view token, std::size_t line, const std::string& where) {
   switch (classify(token)) {
-    case token_kind::integer: {
-      // from_chars takes no '+'; classify() has already ruled out "+-1".
-      const std::string_view digits = token.front() == '+' ? token.substr(1) : token;
-      std::int64_t value = 0;
-      const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-      if (ec == std::errc() && end == digits.data() + digits.size()) return value;
-      throw input_error("weight " + in_quotes(token) + where + " is out of int64 range", line);
-    }
+    case token_kind::integer:
+      if (const auto value = parse_int128(token)) return *value;
+      throw input_error("weight " + in_quotes(token) + where + " is out of 128-bit range", line);
     case token_kind::decimal_fraction:
       throw input_error("weight " + in_quotes(token) + where +
                             " is a decimal fraction; weights must be integers", line);
@@ -82,6 +77,23 @@ std::int64_t parse_weight(std::string_view token, std::size_t line, const std::s
                  [](unsigned char c) { return char(c | 0x20); });
   if (lower == "target") message += " (a target goes on a line of its own: 'target: T')";
   throw input_error(message, line);
+}
+
+// Appends a weight, keeping the running sum of |w| below 2^127 (check_weight_total's rule),
+// so that the weight that crosses the limit is the one named, with its line.
+void add_weight(problem& p, uint128& total, int128 w, std::size_t line, const std::string& where) {
+  const uint128 m = magnitude(w);  // -2^127 too
+  if (m > max_weight_total) {
+    throw input_error("weight " + in_quotes(to_string(w)) + where + " is out of range: |weight| must stay below 2^127",
+                      line);
+  }
+  if (m > max_weight_total - total) {
+    throw input_error("weight " + in_quotes(to_string(w)) + where + " takes the sum of |weight| to 2^127 or more; " +
+                          "ssum takes totals up to 2^127 - 1",
+                      line);
+  }
+  total += m;
+  p.weights.push_back(w);
 }
 
 int128 parse_target(std::string_view token, std::size_t line) {
@@ -112,6 +124,7 @@ std::optional<std::string_view> target_content(std::string_view content) {
 
 problem parse_text(std::string_view text) {
   problem p;
+  uint128 total = 0;  // sum of |w| so far
   std::size_t target_line = 0;
   // Commas separate numbers across the whole weight list, so "1,\n2" is one list; a comma
   // must have a number before it and one after it, possibly on a later line.
@@ -166,7 +179,7 @@ problem parse_text(std::string_view text) {
       } else {
         std::size_t j = i;
         while (j < line.size() && !is_blank(line[j]) && line[j] != ',') ++j;
-        p.weights.push_back(parse_weight(line.substr(i, j - i), line_no, ""));
+        add_weight(p, total, parse_weight(line.substr(i, j - i), line_no, ""), line_no, "");
         last = last_item::number;
         i = j;
       }
@@ -235,7 +248,7 @@ class json_reader final : public nlohmann::json_sax<nlohmann::json> {
   bool number_integer(number_integer_t val) override {
     return number([&] { return std::to_string(val); }, [&] {
       if (state_ == state::weights) {
-        p_.weights.push_back(val);
+        add_weight(val);
       } else {
         p_.target = val;
       }
@@ -243,14 +256,12 @@ class json_reader final : public nlohmann::json_sax<nlohmann::json> {
   }
 
   bool number_unsigned(number_unsigned_t val) override {
-    // nlohmann reads every non-negative integer as unsigned; above INT64_MAX is not a weight.
+    // nlohmann reads every non-negative integer up to 2^64 - 1 as unsigned.
     return number([&] { return std::to_string(val); }, [&] {
-      if (state_ != state::weights) {
-        p_.target = int128(val);
-      } else if (val <= number_unsigned_t(INT64_MAX)) {
-        p_.weights.push_back(std::int64_t(val));
+      if (state_ == state::weights) {
+        add_weight(int128(val));
       } else {
-        parse_weight(std::to_string(val), current_line(), index_note());  // throws: > INT64_MAX
+        p_.target = int128(val);
       }
     });
   }
@@ -260,6 +271,11 @@ class json_reader final : public nlohmann::json_sax<nlohmann::json> {
   bool string(string_t& val) override {
     if (state_ == state::root && key_ == "target") {
       p_.target = parse_target(val, current_line());
+      return true;
+    }
+    // Decimal strings carry weights beyond 64 bits to parsers that read numbers as doubles.
+    if (state_ == state::weights) {
+      add_weight(parse_weight(val, current_line(), index_note()));
       return true;
     }
     return value("the string " + in_quotes(val), nullptr);
@@ -324,7 +340,7 @@ class json_reader final : public nlohmann::json_sax<nlohmann::json> {
   bool raw_number(const std::string& s) {
     return number([&] { return s; }, [&] {
       if (state_ == state::weights) {
-        p_.weights.push_back(parse_weight(s, current_line(), index_note()));
+        add_weight(parse_weight(s, current_line(), index_note()));
       } else {
         p_.target = parse_target(s, current_line());
       }
@@ -369,6 +385,8 @@ class json_reader final : public nlohmann::json_sax<nlohmann::json> {
     throw input_error("JSON input must be an object, not " + what, line);
   }
 
+  void add_weight(int128 w) { ssum::add_weight(p_, total_, w, current_line(), index_note()); }
+
   std::string index_note() const { return " (weights[" + std::to_string(p_.weights.size()) + "])"; }
 
   // Line of the last character nlohmann read; a number's look-ahead character is excluded,
@@ -410,6 +428,7 @@ class json_reader final : public nlohmann::json_sax<nlohmann::json> {
   std::string_view text_;
   const char* last_read_ = nullptr;
   problem p_;
+  uint128 total_ = 0;  // sum of |w| so far
   state state_ = state::top;
   std::string key_;
   bool seen_weights_ = false;
@@ -478,8 +497,13 @@ std::string format_problem(const problem& p, std::string_view comment) {
   constexpr std::size_t per_line = 16;
   char buffer[24];  // INT64_MIN is 20 characters
   for (std::size_t i = 0; i < p.weights.size(); ++i) {
-    const auto result = std::to_chars(buffer, buffer + sizeof buffer, p.weights[i]);
-    out.append(buffer, result.ptr);
+    const int128 w = p.weights[i];
+    if (w >= INT64_MIN && w <= INT64_MAX) {  // to_chars is the fast path for the usual widths
+      const auto result = std::to_chars(buffer, buffer + sizeof buffer, static_cast<std::int64_t>(w));
+      out.append(buffer, result.ptr);
+    } else {
+      out += to_string(w);
+    }
     const bool line_end = (i + 1) % per_line == 0 || i + 1 == p.weights.size();
     out += line_end ? '\n' : ' ';
   }

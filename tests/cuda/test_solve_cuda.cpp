@@ -59,7 +59,7 @@ TEST(CudaSolve, ZeroSumTrivialPairCases) {
       {{-4, 1, 1, 1, 1}, true}, {{}, false},
   };
   for (const auto& [w, feasible] : cases) {
-    const ssum::problem p{w, std::nullopt};
+    const ssum::problem p = ssum_test::make_problem(w, std::nullopt);
     ASSERT_EQ(brute_force_count(p) > 0, feasible) << "bad expectation: " << describe(p);
     expect_verdict(p, ssum::solve(ssum::cuda{}, p), feasible, describe(p));
   }
@@ -119,6 +119,11 @@ TEST(CudaSolve, RefusesWhatItCannotDo) {
   SKIP_WITHOUT_DEVICE();
   const ssum::problem wide{{INT64_MAX, INT64_MAX, INT64_MAX}, int128(INT64_MAX) * 3};
   EXPECT_THROW(ssum::solve(ssum::cuda{}, wide), ssum::backend_unavailable);
+  // 127-bit weights: sums beyond 64 bits are the host's; a total of 2^127 is nobody's.
+  const int128 two_126 = int128(1) << 126;
+  EXPECT_THROW(ssum::solve(ssum::cuda{}, ssum::problem{{two_126, -(two_126 - 1)}, int128(1)}), ssum::backend_unavailable);
+  EXPECT_TRUE(ssum::solve(ssum::backend::automatic, 0, ssum::problem{{two_126, -(two_126 - 1)}, int128(1)}).feasible);
+  EXPECT_THROW(ssum::solve(ssum::cuda{}, ssum::problem{{two_126, two_126}, int128(1)}), ssum::input_error);
   ssum::solve_options tight;
   tight.memory_limit = 1 << 20;  // 1 MiB cannot hold two lists of 2^20 sums
   const ssum::problem big = ssum::generate("random", 40, 20, 1);

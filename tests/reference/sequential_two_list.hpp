@@ -11,11 +11,12 @@
 namespace ssum_reference {
 
 /// All 2^count subset sums of w[0, count), ascending: merge L with L + w for each item.
-template <class Sum>
-std::vector<Sum> subset_sums(const std::int64_t* w, std::size_t count) {
+/// Sum must hold every subset sum (the caller's choice: int64 for narrow weights, for speed).
+template <class Sum, class Weight>
+std::vector<Sum> subset_sums(const Weight* w, std::size_t count) {
   std::vector<Sum> list{0}, next;
   for (std::size_t k = 0; k < count; ++k) {
-    const Sum add = w[k];
+    const Sum add = static_cast<Sum>(w[k]);
     next.resize(list.size() * 2);
     std::size_t i = 0, j = 0, o = 0;
     // Branch-free select: a fair peer, not a strawman (a branchy merge mispredicts ~half).
@@ -69,8 +70,8 @@ bool has_pair(const std::vector<Sum>& a, const std::vector<Sum>& b, Sum t) {
 
 /// Decides the instance: with a target, any subset (the empty one too); without one, a
 /// non-empty subset summing to zero (more than the one empty pair of subsets).
-template <class Sum>
-bool feasible(const std::vector<std::int64_t>& w, std::optional<Sum> target) {
+template <class Sum, class Weight>
+bool feasible(const std::vector<Weight>& w, std::optional<Sum> target) {
   const std::size_t half = w.size() / 2;
   const std::vector<Sum> a = subset_sums<Sum>(w.data(), half);
   const std::vector<Sum> b = subset_sums<Sum>(w.data() + half, w.size() - half);
