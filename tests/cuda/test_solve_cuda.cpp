@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/two_list_merging.hpp"
 #include "ssum/cuda_device.hpp"
 #include "ssum/errors.hpp"
 #include "ssum/generate.hpp"
@@ -112,6 +113,38 @@ TEST(CudaSolve, KeepsAndReleasesItsDeviceMemory) {
   const ssum::solution again = ssum::solve(ssum::cuda{}, p);
   expect_verdict(p, again, true, "after release");
   EXPECT_EQ(again.subset, first.subset);
+  ssum::release_cuda_memory();
+}
+
+// Lists of 2^31 and 2^32 sums: 64-bit sizes and indexes through generation, search and count
+// on the device (about 82 GiB; skipped on smaller devices). All weights even and the target
+// odd make a no-instance that the whole search must prove; a planted n = 64 must be solved.
+TEST(CudaSolve, HugeListsBeyond2To31) {
+  SKIP_WITHOUT_DEVICE();
+  const double need = ssum::detail::two_list_merging_planned_bytes(64);
+  if (double(ssum::cuda_devices().front().free_memory) < 1.05 * need) {
+    GTEST_SKIP() << "device has less than " << need / (1 << 30) << " GiB free: huge lists not exercised";
+  }
+  std::mt19937_64 rng(64);
+  for (std::size_t n : {63, 64}) {
+    ssum::problem parity;
+    int128 total = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      parity.weights.push_back(int128(2 * (rng() >> 9)));  // even, below 2^56
+      total += parity.weights.back();
+    }
+    parity.target = total / 2 + 1 - (total / 2) % 2;  // odd
+    ssum::solve_options counting;
+    counting.count = n < 64;  // 2^64 pairs at n = 64: refused, see RefusesWhatItCannotDo
+    const ssum::solution s = ssum::solve(ssum::cuda{}, parity, counting);
+    expect_verdict(parity, s, false, "parity n=" + std::to_string(n));
+    if (counting.count) {
+      ASSERT_TRUE(s.count.has_value());
+      EXPECT_EQ(static_cast<std::uint64_t>(*s.count), 0u);
+    }
+  }
+  const ssum::problem planted = ssum::generate("planted", 64, std::nullopt, 64);
+  expect_verdict(planted, ssum::solve(ssum::cuda{}, planted), true, "planted n=64");
   ssum::release_cuda_memory();
 }
 
