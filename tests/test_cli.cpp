@@ -204,7 +204,7 @@ TEST(Cli, WideWeightsAreSolvedExactly) {
 TEST(Cli, BadUsageExitsTwo) {
   for (const char* args : {"", "frobnicate", "solve --threads 0 -", "solve --backend gpu -", "solve --algorithm magic -",
                            "solve --target 1.5 -", "solve /nonexistent/file.txt", "gen nosuchclass -n 5", "gen random",
-                           "gen random -n 10 --bits 99", "gen todd -n 200"}) {
+                           "gen random -n 10 --bits 127", "gen random -n 10 --bits 125", "gen todd -n 200"}) {
     const auto r = run(args, "1 2 3\n");
     EXPECT_EQ(r.code, 2) << args << "\nstderr: " << r.err;
     EXPECT_EQ(count_lines(r.err), 1u) << args << "\nstderr: " << r.err;

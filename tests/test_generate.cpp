@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "ssum/generate.hpp"
+#include "ssum/problem.hpp"
+#include "ssum/solve.hpp"
 
 namespace {
 
@@ -170,6 +172,38 @@ TEST(Generate, RandomAndPlantedRanges) {
             (std::set<std::int64_t>{1, 2, 3, 4, 5, 6, 7}));
 }
 
+// Beyond 62 bits: 128-bit draws within [1, 2^B) (or (-2^B, 2^B) for zero-sum), spread over
+// the whole width, the same for the same seed; widths that could pass the 2^127 limit on the
+// sum of |w| are refused; the instances solve exactly.
+TEST(Generate, WideBitsUpTo126) {
+  for (int bits : {63, 64, 65, 100, 120, 126}) {
+    const std::size_t n = bits == 126 ? 2 : 24;
+    const int128 hi = (int128{1} << bits) - 1;
+    const problem r = ssum::generate("random", n, bits, 5);
+    ASSERT_EQ(r.weights.size(), n);
+    bool high_half = false;
+    for (auto w : r.weights) {
+      EXPECT_TRUE(w >= 1 && w <= hi) << str(w);
+      high_half = high_half || w > hi / 2;
+    }
+    EXPECT_TRUE(high_half) << "bits=" << bits << ": no weight in the top half of the range";
+    EXPECT_EQ(ssum::format_problem(r), ssum::format_problem(ssum::generate("random", n, bits, 5)));
+    EXPECT_NE(ssum::format_problem(r), ssum::format_problem(ssum::generate("random", n, bits, 6)));
+    const problem z = ssum::generate("zero-sum", n, bits, 7);
+    for (auto w : z.weights) EXPECT_TRUE(w >= -hi && w <= hi) << str(w);
+    const problem pl = ssum::generate("planted", n, bits, 8);
+    for (const problem* p : {&z, &pl}) {
+      const ssum::solution s = ssum::solve(ssum::cpu{1}, *p);
+      EXPECT_TRUE(s.feasible) << "bits=" << bits;
+      EXPECT_TRUE(ssum::is_certificate(*p, s.subset));
+    }
+  }
+  EXPECT_THROW(ssum::generate("random", 3, 126, 1), std::invalid_argument);   // 3 (2^126 - 1) >= 2^127
+  EXPECT_THROW(ssum::generate("zero-sum", 129, 120, 1), std::invalid_argument);
+  EXPECT_NO_THROW(ssum::generate("zero-sum", 128, 120, 1));
+  EXPECT_THROW(ssum::generate("planted", 4, 127, 1), std::invalid_argument);
+}
+
 TEST(Generate, ZeroSumRanges) {
   for (int bits : {1, 2, 5, 20, 62}) {
     const std::int64_t hi = (std::int64_t{1} << bits) - 1;
@@ -282,7 +316,7 @@ TEST(Generate, ToddFormulaAndLimit) {
 
 TEST(Generate, BadArguments) {
   for (const char* cls : {"random", "planted", "zero-sum"}) {
-    for (int bits : {0, -1, 63, 1000}) EXPECT_THROW(ssum::generate(cls, 10, bits, 0), std::invalid_argument);
+    for (int bits : {0, -1, 127, 1000}) EXPECT_THROW(ssum::generate(cls, 10, bits, 0), std::invalid_argument);
     EXPECT_NO_THROW(ssum::generate(cls, 10, 1, 0));
     EXPECT_NO_THROW(ssum::generate(cls, 10, 62, 0));
   }

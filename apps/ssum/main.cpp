@@ -206,7 +206,7 @@ int main(int argc, char** argv) {
   CLI::App* gen = app.add_subcommand("gen", "Print a standard instance in the text format");
   gen->add_option("class", cls, "Instance class")->required()->check(CLI::IsMember(ssum::generator_classes()));
   gen->add_option("-n", n, "Number of items")->required()->check(CLI::Range(std::size_t{0}, std::size_t{1} << 20));
-  gen->add_option("--bits", bits, "Weight bits for random, planted and zero-sum (default: keeps the sum below 2^62)");
+  gen->add_option("--bits", bits, "Weight bits (1-126) for random, planted and zero-sum (default: keeps the sum below 2^62)");
   gen->add_option("--seed", seed, "Random seed (default 1)");
 
   CLI::App* info = app.add_subcommand("info", "Show the build, host threads, memory and CUDA devices");

@@ -19,7 +19,8 @@ const std::vector<std::string>& generator_classes();
 /// that keeps the total absolute sum below 2^62.
 int default_generator_bits(std::size_t n);
 
-/// Throws std::invalid_argument for an unknown class, bits outside [1, 62], or an n for
+/// Throws std::invalid_argument for an unknown class, bits outside [1, 126] (or so wide that
+/// n weights could reach the 2^127 limit on the sum of |w|), or an n for
 /// which the class's weights do not fit in int64.
 problem generate(std::string_view cls, std::size_t n, std::optional<int> bits, std::uint64_t seed);
 

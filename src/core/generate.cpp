@@ -41,6 +41,24 @@ std::int64_t uniform_in(std::mt19937_64& rng, std::int64_t lo, std::int64_t hi) 
   return static_cast<std::int64_t>(static_cast<std::uint64_t>(lo) + uniform_below(rng, span));
 }
 
+// Uniform in [lo, hi] for any span up to 2^127: uniform_in (the same draws, so every
+// instance of up to 62 bits is unchanged) while the span fits 64 bits; beyond, 128-bit words
+// masked to the span's width and rejected until inside (at most 2 tries expected).
+int128 uniform_in_wide(std::mt19937_64& rng, int128 lo, int128 hi) {
+  const uint128 span = uint128(hi) - uint128(lo) + 1;
+  if (span <= uint128(int64_max) && lo >= -int128(int64_max) - 1 && hi <= int128(int64_max)) {
+    return uniform_in(rng, static_cast<std::int64_t>(lo), static_cast<std::int64_t>(hi));
+  }
+  uint128 mask = span - 1;
+  for (int shift = 1; shift < 128; shift *= 2) mask |= mask >> shift;
+  uint128 x = 0;
+  do {
+    const uint128 high = rng();
+    x = ((high << 64) | rng()) & mask;
+  } while (x >= span);
+  return int128(uint128(lo) + x);
+}
+
 // Fisher-Yates from the back, using uniform_below.
 template <class T>
 void shuffle(std::vector<T>& v, std::mt19937_64& rng) {
@@ -71,8 +89,8 @@ int128 floor_div(int128 a, int128 b) {  // b > 0
 // Unsigned weights uniform in [1, 2^bits).
 std::vector<int128> positive_weights(std::size_t n, int bits, std::mt19937_64& rng) {
   std::vector<int128> w(n);
-  const std::int64_t hi = (std::int64_t{1} << bits) - 1;
-  for (auto& x : w) x = uniform_in(rng, 1, hi);
+  const int128 hi = (int128{1} << bits) - 1;
+  for (auto& x : w) x = uniform_in_wide(rng, 1, hi);
   return w;
 }
 
@@ -104,21 +122,21 @@ problem make_zero_sum(std::size_t n, int bits, std::mt19937_64& rng) {
     p.weights = {0};
     return p;
   }
-  const std::int64_t limit = std::int64_t{1} << bits;  // every |w| < limit
+  const int128 limit = int128{1} << bits;  // every |w| < limit
   const std::size_t s = std::max<std::size_t>(2, n / 2);
   p.weights.reserve(n);
   // The planted set S. Each magnitude is uniform in [0, 2^B), but its sign is chosen against
   // the running sum so that the sum, and hence the closing element, stays inside
   // (-2^B, 2^B): the signs within S are conditioned, not i.i.d.
-  std::int64_t running = 0;
+  int128 running = 0;
   for (std::size_t i = 0; i + 1 < s; ++i) {
-    const std::int64_t m = uniform_in(rng, 0, limit - 1);
-    const std::int64_t v = running >= 0 ? -m : m;
+    const int128 m = uniform_in_wide(rng, 0, limit - 1);
+    const int128 v = running >= 0 ? -m : m;
     p.weights.push_back(v);
     running += v;
   }
   p.weights.push_back(-running);
-  for (std::size_t i = s; i < n; ++i) p.weights.push_back(uniform_in(rng, -(limit - 1), limit - 1));
+  for (std::size_t i = s; i < n; ++i) p.weights.push_back(uniform_in_wide(rng, -(limit - 1), limit - 1));
   shuffle(p.weights, rng);
   return p;
 }
@@ -245,8 +263,14 @@ problem generate(std::string_view cls, std::size_t n, std::optional<int> bits, s
     throw std::invalid_argument("--bits applies only to random, planted and zero-sum");
   }
   const int b = bits.value_or(default_generator_bits(n));
-  if (b < 1 || b > 62) {
-    throw std::invalid_argument("--bits must be within [1, 62], got " + std::to_string(b));
+  if (b < 1 || b > 126) {
+    throw std::invalid_argument("--bits must be within [1, 126], got " + std::to_string(b));
+  }
+  // Every |w| is below 2^b, so the total stays below n * 2^b: it must stay within the
+  // 2^127 - 1 that ssum accepts (check_weight_total).
+  if (b > 62 && uint128(n) > max_weight_total / ((uint128{1} << b) - 1)) {
+    throw std::invalid_argument("--bits " + std::to_string(b) + " with n = " + std::to_string(n) +
+                                " could take the sum of |weight| to 2^127 or more");
   }
 
   std::mt19937_64 rng(seed);
