@@ -76,16 +76,14 @@ double host_two_list_seconds(std::size_t n, unsigned threads) {
 }
 
 // Whether auto should run `p` on device 0: worth the start-up, and the device two-list can
-// take it (64-bit sums, n <= 64, lists that fit the device's free memory and the caller's
-// limit, a count that fits 64 bits). Asks the driver only when the size says it may pay.
+// take it (two_list_merging_refusal, and lists that fit the device's free memory and the
+// caller's limit). Asks the driver only when the size says it may pay.
 bool cuda_worth_it(const problem& p, const solve_options& options, unsigned threads) {
   if (options.algo == algorithm::four_list) return false;
   const std::size_t n = p.weights.size();
-  if (n > 64 || (options.count && n >= 64)) return false;
   if (host_two_list_seconds(n, threads) < cuda_start_seconds) return false;
   if (!cuda_compiled()) return false;
-  // totals_of sums the 128-bit weights without overflow (and refuses totals >= 2^127).
-  if (detail::totals_of(p).total_abs > ~std::uint64_t{0}) return false;
+  if (detail::two_list_merging_refusal(p, detail::totals_of(p), options.count)) return false;
   const auto devices = cuda_devices();
   if (devices.empty()) return false;
   double room = detail::cuda_solver_room(devices.front().ordinal);

@@ -37,6 +37,20 @@ inline double two_list_merging_planned_bytes(std::size_t n) {
   return (lists + scratch) * sizeof(std::uint64_t) * 1.003 + 4096;
 }
 
+/// Why the merging two-list cannot take `p` (its sums are 64-bit, its lists at most 2^32, its
+/// counts 64-bit), or nullptr when it can. One rule for the solver and for backend::automatic.
+inline const char* two_list_merging_refusal(const problem& p, const flipped_totals& totals, bool count) {
+  if (totals.total_abs > std::numeric_limits<std::uint64_t>::max()) {
+    return "the merging two-list needs the total |weight| below 2^64; use --backend cpu";
+  }
+  if (p.weights.size() > 64) return "the merging two-list takes at most 64 items";
+  // 2^(n/2) * 2^(n - n/2) pairs: the count can exceed 64 bits only at n = 64.
+  if (count && p.weights.size() == 64) {
+    return "--count at n = 64 may exceed 64 bits on this backend; use --backend cpu";
+  }
+  return nullptr;
+}
+
 namespace merging {
 using clock_type = std::chrono::steady_clock;
 inline double seconds_since(clock_type::time_point start) {
@@ -70,8 +84,9 @@ void generate_sums(const Policy& policy, Memory& memory, const std::uint64_t* w,
 }  // namespace merging
 
 /// Memory (the caller's): void reserve(double bytes) before any alloc (the plan's total);
-/// buffer alloc(std::size_t elements) with buffer::get() -> std::uint64_t*; void set_zero(std::uint64_t*); std::uint64_t read(const std::uint64_t*,
-/// std::size_t); void sync(); double available_bytes().
+/// buffer alloc(std::size_t elements) with buffer::get() -> std::uint64_t*;
+/// void set_zero(std::uint64_t*); std::uint64_t read(const std::uint64_t*, std::size_t);
+/// void sync(); double available_bytes().
 template <class Policy, class Memory>
 solution two_list_by_merging(const Policy& policy, Memory& memory, const problem& p, const solve_options& options,
                              const char* backend_name) {
@@ -85,10 +100,7 @@ solution two_list_by_merging(const Policy& policy, Memory& memory, const problem
   const int128 target = p.target.value_or(0);
 
   const flipped_totals totals = totals_of(p);
-  if (totals.total_abs > std::numeric_limits<sum_t>::max()) {
-    throw backend_unavailable("the merging two-list needs the total |weight| below 2^64; use --backend cpu");
-  }
-  if (n > 64) throw backend_unavailable("the merging two-list takes at most 64 items");
+  if (const char* why = two_list_merging_refusal(p, totals, options.count)) throw backend_unavailable(why);
   if (totals.out_of_range()) {
     if (options.count) result.count = 0;
     result.seconds.total = seconds_since(start);
@@ -97,9 +109,6 @@ solution two_list_by_merging(const Policy& policy, Memory& memory, const problem
   const flipped_instance<sum_t> inst = flip<sum_t>(p, target);
   const std::size_t na_items = inst.half, nb_items = n - inst.half;
   const std::size_t size_a = std::size_t{1} << na_items, size_b = std::size_t{1} << nb_items;
-  if (options.count && uint128(size_a) * size_b > std::numeric_limits<std::uint64_t>::max()) {
-    throw backend_unavailable("--count at n = 64 may exceed 64 bits on this backend; use --backend cpu");
-  }
 
   // Memory, planned before allocating: both lists and one half-size merge buffer.
   const double bytes = two_list_merging_planned_bytes(n);

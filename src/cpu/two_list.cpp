@@ -392,15 +392,15 @@ solution solve_flipped(const cpu& policy, const flipped_instance<Sum>& inst, con
 // The memory plan, in one place: list A, list B and the merge buffer of half of B's size, in
 // 64-bit sums, or 128-bit ones when the total absolute weight does not fit in 64 bits.
 struct two_list_plan {
-  uint128 total_abs = 0;  // sum of |w|: the largest flipped sum
+  flipped_totals totals;  // total_abs: the largest flipped sum
   bool wide = false;
   double bytes = 0;  // double: a plan for large n can exceed 2^64 bytes
 };
 
 two_list_plan plan_two_list(const problem& p) {
   two_list_plan plan;
-  plan.total_abs = totals_of(p).total_abs;  // throws when it reaches 2^127
-  plan.wide = plan.total_abs > uint128(UINT64_MAX);
+  plan.totals = totals_of(p);  // throws when the total reaches 2^127
+  plan.wide = plan.totals.total_abs > uint128(UINT64_MAX);
   const std::size_t na = p.weights.size() / 2, nb = p.weights.size() - na;
   const double elements = std::ldexp(1.0, int(na)) + 1.5 * std::ldexp(1.0, int(nb));
   plan.bytes = elements * double(plan.wide ? sizeof(uint128) : sizeof(std::uint64_t));
@@ -415,9 +415,8 @@ solution solve_two_list(const cpu& policy, const problem& p, const solve_options
   const int128 target = p.target.value_or(0);
 
   // Quick answers that need no lists: the flipped target must lie in [0, sum |w|].
-  const flipped_totals totals = totals_of(p);
   const two_list_plan plan = plan_two_list(p);
-  const bool out_of_range = totals.out_of_range();
+  const bool out_of_range = plan.totals.out_of_range();
   const double bytes = plan.bytes;
   if (out_of_range) {
     solution result;

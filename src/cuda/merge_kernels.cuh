@@ -42,23 +42,18 @@ namespace ssum::cuda_detail {
 // blocks per SM that the shared memory allows, and keeps keys + values of merge_by_key
 // (at most 256 x 11 x 16 B = 45 KiB) under the 48 KiB of static shared memory.
 // bench_merge_cuda times other shapes against this one.
-template <class T>
+// KeysOnly (merge, merge_generated) of 4-byte keys takes a larger tile, 256 x 19: with no
+// values to stage it fits (19 KiB), and on the H200 at 2^28 outputs it measured 710 us per
+// call against 766 us for 256 x 15. 8-byte keys keep 256 x 11: 256 x 19 measured 1360
+// against 1244 us in the same session (docs/performance.md).
+template <class T, bool KeysOnly = false>
 struct merge_tuning {
   static constexpr int threads = 256;
-  static constexpr int items = sizeof(T) >= 8 ? 11 : 15;
+  static constexpr int items = sizeof(T) >= 8 ? 11 : (KeysOnly ? 19 : 15);
   static constexpr std::size_t tile = std::size_t(threads) * items;
 };
-
-/// Key-only merges (merge, merge_generated) of 4-byte keys take a larger tile, 256 x 19: with
-/// no values to stage it fits (19 KiB), and on the H200 at 2^28 outputs it measured 710 us per
-/// call against 766 us for 256 x 15. 8-byte keys keep 256 x 11: 256 x 19 measured 1360 against
-/// 1244 us in the same session (docs/performance.md).
 template <class T>
-struct merge_keys_tuning {
-  static constexpr int threads = 256;
-  static constexpr int items = sizeof(T) >= 8 ? 11 : 19;
-  static constexpr std::size_t tile = std::size_t(threads) * items;
-};
+using merge_keys_tuning = merge_tuning<T, true>;
 
 /// The Value type of key-only merges; never dereferenced.
 struct merge_no_values {};

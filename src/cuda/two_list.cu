@@ -48,6 +48,14 @@ struct arena {
   }
 };
 
+// What a plan on the current device may use: 95% of its free memory plus what `slot`
+// already holds there.
+double room_with(const arena::slot& slot) {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  SSUM_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return 0.95 * double(free_bytes) + double(slot.bytes.load());
+}
+
 // Device memory for two_list_by_merging: reserve() sizes the device's arena, alloc() hands
 // out consecutive 256-byte aligned pieces of it. Ordered on the policy's stream.
 class device_memory {
@@ -94,12 +102,7 @@ class device_memory {
     return v;
   }
   void sync() const { SSUM_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
-  // What a plan may use: free device memory plus what this arena already holds.
-  double available_bytes() const {
-    std::size_t free_bytes = 0, total_bytes = 0;
-    SSUM_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    return 0.95 * double(free_bytes) + double(slot_.bytes);
-  }
+  double available_bytes() const { return room_with(slot_); }
 
  private:
   int device_;
@@ -126,10 +129,7 @@ solution solve_two_list_cuda(const cuda& policy, const problem& p, const solve_o
 
 double cuda_solver_room(int device) {
   cuda_detail::device_scope on(device);
-  arena::slot& slot = arena::instance().for_device(device);
-  std::size_t free_bytes = 0, total_bytes = 0;
-  SSUM_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  return 0.95 * double(free_bytes) + double(slot.bytes.load());
+  return room_with(arena::instance().for_device(device));
 }
 
 }  // namespace detail
