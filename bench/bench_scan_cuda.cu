@@ -79,6 +79,18 @@ void ssum_inclusive_sum_shape(benchmark::State& state) {
   });
 }
 
+// The vectorized kernel (16-byte loads, no shared-memory transpose) in other shapes than
+// vectorized_scan_tuning's, so that its choice stays a measured one.
+template <int Threads, int Vectors, int MinBlocks, int Flags, class T = std::int32_t>
+void ssum_vectorized_shape(benchmark::State& state) {
+  using namespace ssum::cuda_detail;
+  const std::size_t n = std::size_t{1} << state.range(0);
+  buffers<T> b(n);
+  time_batches(state, 2 * n * sizeof(T), [&] {
+    launch_vectorized_scan<Threads, Vectors, MinBlocks, Flags>(nullptr, b.in, b.out, n, ssum::plus{}, scan_params<T>{});
+  });
+}
+
 // The seed's case: 1024 ints. The whole ssum call (launches included) and one bare block.
 void seed_case_ssum_call(benchmark::State& state) {
   buffers<int> b(1024);
@@ -119,6 +131,20 @@ void register_all() {
       add("scan/int32/variant_15_128x16_mb12", ssum_inclusive_sum_shape<128, 16, 12, block_scan_warp, 15>, log_n);
       add("scan/int64/variant_0", ssum_inclusive_sum_shape<256, 8, 1, block_scan_warp, 0, std::int64_t>, log_n);
       add("scan/int64/variant_15_mb4", ssum_inclusive_sum_shape<256, 8, 4, block_scan_warp, 15, std::int64_t>, log_n);
+    }
+    if (log_n >= 20) {
+      // Vectorized kernel shapes: threads x vectors / blocks per SM, flags 5 = backoff +
+      // streaming (the default), 0 = none. The transposing kernel's default for reference.
+      add("scan/int32/transposing_256x16_mb8", ssum_inclusive_sum_shape<256, 16, 8, block_scan_warp, 15>, log_n);
+      add("scan/int32/vec_256x4_mb5", ssum_vectorized_shape<256, 4, 5, 5>, log_n);
+      add("scan/int32/vec_256x6_mb4", ssum_vectorized_shape<256, 6, 4, 5>, log_n);
+      add("scan/int32/vec_128x8_mb6_flags0", ssum_vectorized_shape<128, 8, 6, 0>, log_n);
+      add("scan/int32/vec_128x8_mb6_flags4", ssum_vectorized_shape<128, 8, 6, 4>, log_n);
+      add("scan/int32/vec_128x12_mb4", ssum_vectorized_shape<128, 12, 4, 5>, log_n);
+      add("scan/int32/vec_64x8_mb12", ssum_vectorized_shape<64, 8, 12, 5>, log_n);
+      add("scan/int64/transposing_256x8_mb1", ssum_inclusive_sum_shape<256, 8, 1, block_scan_warp, 15, std::int64_t>, log_n);
+      add("scan/int64/vec_128x8_mb4", ssum_vectorized_shape<128, 8, 4, 5, std::int64_t>, log_n);
+      add("scan/int64/vec_256x4_mb4", ssum_vectorized_shape<256, 4, 4, 5, std::int64_t>, log_n);
     }
     add("scan/int32/cub", cub_inclusive_sum<std::int32_t>, log_n);
     add("scan/int32/copy", copy_same_bytes<std::int32_t>, log_n);

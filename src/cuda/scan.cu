@@ -1,5 +1,6 @@
 // Device scans. Integers: one pass over the data, tiles chained by decoupled look-back
-// (Merrill and Garland 2016): each element is read once and written once. Floating point:
+// (Merrill and Garland 2016): each element is read once and written once; 16-byte aligned
+// int32/int64/uint32/uint64 data in 16-byte vectors (scan_tiles_vectorized). Floating point:
 // reduce-then-scan (tile sums, a fixed-shape scan of them, then the tiles), because the
 // look-back combines predecessors in an order that depends on timing, and float addition
 // is not associative: this way a float scan gives the same bits on every run.
@@ -51,6 +52,17 @@ void cuda_scan(const cuda& policy, const In* d_in, Out* d_out, std::size_t n, Op
     scan_tiles<tuning::threads, tuning::items, tuning::min_blocks, typename tuning::block_scan, false, tuning::flags>
         <<<static_cast<unsigned>(tiles), tuning::threads, 0, stream>>>(d_in, d_out, n, op, params);
     SSUM_CUDA_CHECK_LAUNCH("scan_tiles");
+  } else if constexpr (std::is_same_v<In, Out> && (sizeof(Out) == 4 || sizeof(Out) == 8)) {
+    // 16-byte vectors where both pointers allow them (cudaMalloc's always do); any other
+    // alignment takes the transposing kernel. Integer results are exact either way.
+    using vectorized = vectorized_scan_tuning<Out>;
+    if (reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(d_out) % 16 == 0) {
+      launch_vectorized_scan<vectorized::threads, vectorized::vectors, vectorized::min_blocks, vectorized::flags>(
+          stream, d_in, d_out, n, op, params);
+    } else {
+      launch_look_back_scan<tuning::threads, tuning::items, tuning::min_blocks, typename tuning::block_scan,
+                            tuning::flags>(stream, d_in, d_out, n, op, params);
+    }
   } else {
     launch_look_back_scan<tuning::threads, tuning::items, tuning::min_blocks, typename tuning::block_scan, tuning::flags>(
         stream, d_in, d_out, n, op, params);

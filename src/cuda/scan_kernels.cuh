@@ -5,6 +5,7 @@
 // decoupled look-back (LookBack) or from a precomputed array of tile prefixes.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 
 #include "cuda/block_scan.cuh"
@@ -104,6 +105,174 @@ __global__ void __launch_bounds__(Threads, MinBlocks) scan_tiles(const In* in, O
     for (int k = 0; k < Items; ++k) io::stage(k, has_first ? op(first, v[k]) : v[k], staged);
   }
   io::template flush<Flags>(out, base, valid, staged);
+}
+
+// Integer scans whose input and output have one 4- or 8-byte type and 16-byte alignment
+// take scan_tiles_vectorized: no trip through shared memory at all. Each warp owns a
+// contiguous run of 32 x Items elements, read as Vectors 16-byte loads per lane, so every
+// load and store instruction of a warp moves 512 contiguous bytes (CUB's 2^28 int32 scan
+// reads 4 elements at a time too; ssum's transposing kernel reached 0.84x of it).
+// Lane l's k-th vector holds elements k*32*V + l*V ... + V-1 of the run: the lane scans it
+// in registers, the warp scans the vectors' totals with shuffles, vector after vector.
+template <class T>
+struct vectorized_scan_tuning {
+  // Measured on the H200 (bench_scan_cuda's vec_ rows, docs/performance.md): 128 threads x
+  // 8 vectors (32 int32, 16 KiB tiles) and 128 x 6 (12 int64), 6 blocks per SM, beat 256 x 4,
+  // 256 x 6 and 512 x 4; persistent blocks that prefetched their next tile were 2x slower.
+  static constexpr int threads = 128;
+  static constexpr int vectors = sizeof(T) >= 8 ? 6 : 8;
+  static constexpr int min_blocks = 6;
+  static constexpr int flags = scan_variant::backoff | scan_variant::streaming;
+};
+
+template <int Flags, class T, int V>
+__device__ __forceinline__ void load_vector(const T* p, T (&v)[V]) {
+  static_assert(V * sizeof(T) == 16, "one 16-byte vector");
+  const uint4* q = reinterpret_cast<const uint4*>(p);
+  uint4 r;
+  if constexpr ((Flags & scan_variant::streaming) != 0) r = __ldcs(q);
+  else r = *q;
+  memcpy(v, &r, 16);
+}
+template <int Flags, class T, int V>
+__device__ __forceinline__ void store_vector(T* p, const T (&v)[V]) {
+  uint4 r;
+  memcpy(&r, v, 16);
+  uint4* q = reinterpret_cast<uint4*>(p);
+  if constexpr ((Flags & scan_variant::streaming) != 0) __stcs(q, r);
+  else *q = r;
+}
+
+// One tile's 16-byte vectors of this thread (guarded, padded with T{} past n, for the last).
+template <int Threads, int Vectors, int Flags, class T, int V>
+__device__ __forceinline__ void load_vectorized_tile(const T* in, std::size_t n, std::size_t tile_id, T (&v)[Vectors][V]) {
+  constexpr std::size_t tile = std::size_t{Threads} * Vectors * V;
+  const int lane = static_cast<int>(threadIdx.x) % warp_size, warp = static_cast<int>(threadIdx.x) / warp_size;
+  const std::size_t run = tile_id * tile + std::size_t(warp) * warp_size * Vectors * V;
+  if (n - tile_id * tile >= tile) {
+#pragma unroll
+    for (int k = 0; k < Vectors; ++k) load_vector<Flags>(in + run + k * warp_size * V + lane * V, v[k]);
+  } else {
+#pragma unroll
+    for (int k = 0; k < Vectors; ++k) {
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        const std::size_t i = run + k * warp_size * V + lane * V + j;
+        v[k][j] = i < n ? in[i] : T{};  // padding only ever follows the valid elements
+      }
+    }
+  }
+}
+
+// One block per tile.
+template <int Threads, int Vectors, int MinBlocks, int Flags, class T, class Op>
+__global__ void __launch_bounds__(Threads, MinBlocks)
+    scan_tiles_vectorized(const T* in, T* out, std::size_t n, Op op, scan_params<T> p) {
+  constexpr int V = 16 / sizeof(T);
+  constexpr int items = Vectors * V;
+  constexpr int warps = Threads / warp_size;
+  constexpr std::size_t tile = std::size_t{Threads} * items;
+  constexpr unsigned all_lanes = 0xffffffffu;
+  static_assert(warps <= warp_size, "one warp scans the warp totals");
+  __shared__ T s_warp_total[warps];
+  __shared__ std::size_t s_tile;
+  __shared__ T s_prefix;
+  const int lane = static_cast<int>(threadIdx.x) % warp_size, warp = static_cast<int>(threadIdx.x) / warp_size;
+
+  // Tiles are numbered in the order they start, so look-back waits only on running tiles.
+  if (threadIdx.x == 0) s_tile = atomicAdd(p.state.ticket, 1ull);
+  __syncthreads();
+  const std::size_t tile_id = s_tile;
+  T v[Vectors][V];
+  load_vectorized_tile<Threads, Vectors, Flags>(in, n, tile_id, v);
+
+  // before[k]: what precedes vector k within the warp's run (nothing for lane 0's first).
+  T before[Vectors];
+  T carry{};
+#pragma unroll
+  for (int k = 0; k < Vectors; ++k) {
+#pragma unroll
+    for (int j = 1; j < V; ++j) v[k][j] = op(v[k][j - 1], v[k][j]);
+    const T inc = warp_inclusive_scan(v[k][V - 1], op);
+    const T exc = __shfl_up_sync(all_lanes, inc, 1);
+    const T whole = __shfl_sync(all_lanes, inc, warp_size - 1);
+    if (k == 0) {
+      before[0] = exc;
+      carry = whole;
+    } else {
+      before[k] = lane == 0 ? carry : op(carry, exc);
+      carry = op(carry, whole);
+    }
+  }
+  if (lane == 0) s_warp_total[warp] = carry;
+  __syncthreads();
+  // Every warp scans the few warp totals itself. Lanes past the last warp repeat its
+  // total: they never reach a lower lane.
+  const T w = warp_inclusive_scan(s_warp_total[lane < warps ? lane : warps - 1], op);
+  const T aggregate = __shfl_sync(all_lanes, w, warps - 1);
+  const T warp_before = __shfl_sync(all_lanes, w, warp > 0 ? warp - 1 : 0);  // used for warp > 0
+
+  if (warp == 0) {
+    if (tile_id == 0) {
+      if (lane == 0) p.state.publish(0, p.has_init ? op(p.init, aggregate) : aggregate, status_inclusive);
+    } else {
+      if (lane == 0) p.state.publish(tile_id, aggregate, status_aggregate);  // unblock successors early
+      const T preceding = look_back<tile_state<T>, T, Flags>(p.state, tile_id, op);
+      if (lane == 0) {
+        p.state.publish(tile_id, op(preceding, aggregate), status_inclusive);
+        s_prefix = preceding;
+      }
+    }
+  }
+  __syncthreads();
+  const bool has_prefix = tile_id > 0 || p.has_init;
+  const T prefix = tile_id > 0 ? s_prefix : p.init;
+
+  // What precedes the warp's run, then each vector; only tile 0's first element without an
+  // initial value has nothing before it.
+  const bool has_run = has_prefix || warp > 0;
+  const T run_prefix = warp == 0 ? prefix : (has_prefix ? op(prefix, warp_before) : warp_before);
+#pragma unroll
+  for (int k = 0; k < Vectors; ++k) {
+    const bool first = k == 0 && lane == 0;
+    const T q = first ? run_prefix : (has_run ? op(run_prefix, before[k]) : before[k]);
+    if (p.exclusive) {  // an initial value is always given: q exists
+#pragma unroll
+      for (int j = V - 1; j > 0; --j) v[k][j] = op(q, v[k][j - 1]);
+      v[k][0] = q;
+    } else if (has_run || !first) {
+#pragma unroll
+      for (int j = 0; j < V; ++j) v[k][j] = op(q, v[k][j]);
+    }
+  }
+
+  const std::size_t run = tile_id * tile + std::size_t(warp) * warp_size * items;
+  if (n - tile_id * tile >= tile) {
+#pragma unroll
+    for (int k = 0; k < Vectors; ++k) store_vector<Flags>(out + run + k * warp_size * V + lane * V, v[k]);
+  } else {
+#pragma unroll
+    for (int k = 0; k < Vectors; ++k) {
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        const std::size_t i = run + k * warp_size * V + lane * V + j;
+        if (i < n) out[i] = v[k][j];
+      }
+    }
+  }
+}
+
+template <int Threads, int Vectors, int MinBlocks, int Flags, class T, class Op>
+void launch_vectorized_scan(cudaStream_t stream, const T* in, T* out, std::size_t n, Op op, scan_params<T> p) {
+  using state_t = tile_state<T>;
+  constexpr std::size_t tile = std::size_t{Threads} * Vectors * (16 / sizeof(T));
+  const std::size_t tiles = (n + tile - 1) / tile;
+  device_buffer scratch(state_t::bytes(tiles), stream);
+  p.state = state_t::bind(scratch.as<void>(), tiles);
+  SSUM_CUDA_CHECK(cudaMemsetAsync(scratch.as<void>(), 0, state_t::zeroed_bytes(tiles), stream));
+  scan_tiles_vectorized<Threads, Vectors, MinBlocks, Flags>
+      <<<static_cast<unsigned>(tiles), Threads, 0, stream>>>(in, out, n, op, p);
+  SSUM_CUDA_CHECK_LAUNCH("scan_tiles_vectorized");
 }
 
 // Deterministic path, step 1: the reduction of each tile, combined in the tile's fixed shape.

@@ -158,39 +158,51 @@ struct tile_state<T, true> {
   }
 };
 
+// 8-byte values: status and value in one 16-byte word, written and read by single 128-bit
+// relaxed accesses (PTX .b128, sm_70+), so a reader sees both or neither and no fence is
+// needed (the earlier flag + value + release/acquire form held int64 at 0.57x CUB).
 template <class T>
 struct tile_state<T, false> {
-  unsigned* flag;              // status per tile, zeroed before the launch
-  T* aggregate;                // the tile's own reduction
-  T* inclusive;                // everything up to and including the tile
-  unsigned long long* ticket;  // next tile index to hand out, zeroed before the launch
+  static_assert(sizeof(T) <= 8, "tile values up to 8 bytes");
+  unsigned long long* word;    // per tile: {status, value bits}, 16-byte aligned, zeroed before the launch
+  unsigned long long* ticket;  // next tile index to hand out; zeroed before the launch
 
-  // Scratch layout: ticket, flags (padded to 16 bytes), aggregates, inclusive prefixes.
-  static std::size_t zeroed_bytes(std::size_t tiles) { return (8 + 4 * tiles + 15) / 16 * 16; }
-  static std::size_t bytes(std::size_t tiles) { return zeroed_bytes(tiles) + 2 * tiles * sizeof(T); }
-  static tile_state bind(void* scratch, std::size_t tiles) {
-    char* base = static_cast<char*>(scratch);
-    T* values = reinterpret_cast<T*>(base + zeroed_bytes(tiles));
-    return {reinterpret_cast<unsigned*>(base + 8), values, values + tiles, reinterpret_cast<unsigned long long*>(base)};
+  // Scratch layout: ticket (padded to 16 bytes), then the words; all of it starts at zero.
+  static std::size_t bytes(std::size_t tiles) { return 16 * (1 + tiles); }
+  static std::size_t zeroed_bytes(std::size_t tiles) { return bytes(tiles); }
+  static tile_state bind(void* scratch, std::size_t) {
+    auto* base = static_cast<unsigned long long*>(scratch);
+    return {base + 2, base};
   }
 
   __device__ void publish(std::size_t tile, T value, unsigned status) const {
-    (status == status_inclusive ? inclusive : aggregate)[tile] = value;
-    ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device>(flag[tile]).store(status, ::cuda::memory_order_release);
+    unsigned long long bits = 0;
+    memcpy(&bits, &value, sizeof(T));
+    const unsigned long long s = status;
+    asm volatile(
+        "{\n\t.reg .b128 w;\n\tmov.b128 w, {%1, %2};\n\tst.relaxed.gpu.global.b128 [%0], w;\n\t}"
+        :
+        : "l"(word + 2 * tile), "l"(s), "l"(bits)
+        : "memory");
   }
   template <bool Backoff = false>
   __device__ unsigned wait(std::size_t tile, T& value) const {
-    ::cuda::atomic_ref<unsigned, ::cuda::thread_scope_device> f(flag[tile]);
-    unsigned status;
+    unsigned long long s, bits;
     unsigned sleep = 16;
-    while ((status = f.load(::cuda::memory_order_acquire)) == status_invalid) {
+    for (;;) {
+      asm volatile(
+          "{\n\t.reg .b128 w;\n\tld.relaxed.gpu.global.b128 w, [%2];\n\tmov.b128 {%0, %1}, w;\n\t}"
+          : "=l"(s), "=l"(bits)
+          : "l"(word + 2 * tile)
+          : "memory");
+      if (s != status_invalid) break;
       if constexpr (Backoff) {
         __nanosleep(sleep);
         sleep = sleep < 512 ? 2 * sleep : sleep;
       }
     }
-    value = status == status_inclusive ? inclusive[tile] : aggregate[tile];
-    return status;
+    memcpy(&value, &bits, sizeof(T));
+    return static_cast<unsigned>(s);
   }
 };
 

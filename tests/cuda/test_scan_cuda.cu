@@ -47,6 +47,11 @@ std::vector<std::size_t> scan_sizes() {
   constexpr std::size_t tile = ssum::cuda_detail::scan_tuning<T, T>::threads * ssum::cuda_detail::scan_tuning<T, T>::items;
   std::vector<std::size_t> sizes = {0, 1, 2, 31, 32, 33, 255, 256, 257, tile - 1, tile, tile + 1, 2 * tile + 3,
                                     1000007};
+  if constexpr (std::is_integral_v<T> && (sizeof(T) == 4 || sizeof(T) == 8)) {  // the vectorized kernel's tiles
+    using vec = ssum::cuda_detail::vectorized_scan_tuning<T>;
+    constexpr std::size_t vtile = std::size_t{vec::threads} * vec::vectors * (16 / sizeof(T));
+    for (std::size_t s : {vtile - 1, vtile, vtile + 1, 3 * vtile + 5}) sizes.push_back(s);
+  }
   std::mt19937_64 rng(99);
   for (int i = 0; i < 8; ++i) sizes.push_back(rng() % (1u << 20));
   return sizes;
@@ -149,6 +154,29 @@ TYPED_TEST(CudaScan, CopyIfMatchesStd) {
   }
 }
 
+// Pointers off 16-byte alignment take the transposing kernel instead of the vectorized one;
+// results must not change. Input and output misaligned alike, and only one of them.
+TYPED_TEST(CudaScan, MisalignedPointersMatchStd) {
+  SKIP_WITHOUT_DEVICE();
+  using T = TypeParam;
+  for (std::size_t n : {std::size_t{1}, std::size_t{4095}, std::size_t{4097}, std::size_t{100003}}) {
+    const std::vector<T> in = random_values<T>(n + 1, n);
+    device_array<T> d_in(in), d_out(n + 1);
+    std::vector<T> expect(n);
+    std::inclusive_scan(in.begin() + 1, in.end(), expect.begin(), ssum::plus{});
+    ssum::inclusive_scan(ssum::cuda{}, d_in.ptr + 1, d_out.ptr + 1, n, ssum::plus{});
+    auto got = d_out.to_host();
+    EXPECT_TRUE(std::equal(expect.begin(), expect.end(), got.begin() + 1)) << "both misaligned, n=" << n;
+    ssum::inclusive_scan(ssum::cuda{}, d_in.ptr + 1, d_out.ptr, n, ssum::plus{});
+    got = d_out.to_host();
+    EXPECT_TRUE(std::equal(expect.begin(), expect.end(), got.begin())) << "input misaligned, n=" << n;
+    std::exclusive_scan(in.begin(), in.end() - 1, expect.begin(), T(3), ssum::plus{});
+    ssum::exclusive_scan(ssum::cuda{}, d_in.ptr, d_out.ptr + 1, n, T(3), ssum::plus{});
+    got = d_out.to_host();
+    EXPECT_TRUE(std::equal(expect.begin(), expect.end(), got.begin() + 1)) << "output misaligned, n=" << n;
+  }
+}
+
 TEST(CudaScanErrors, NullPointersAreRejected) {
   SKIP_WITHOUT_DEVICE();
   int* null = nullptr;
@@ -199,6 +227,29 @@ TEST(CudaScanLarge, BeyondTwoToThe31Elements) {
     std::uint64_t got = 0;
     CHECK_CUDA(cudaMemcpy(&got, d_out.ptr + p, sizeof got, cudaMemcpyDeviceToHost));
     if (got != prefix && ++mismatches < 5) ADD_FAILURE() << "element " << p << ": " << got << " != " << prefix;
+  }
+  EXPECT_EQ(mismatches, 0u);
+}
+
+// More than 2^31 int32-sized elements through the vectorized kernel (uint32, wrapping sums),
+// in place, every element checked.
+TEST(CudaScanLarge, VectorizedBeyondTwoToThe31Elements) {
+  SKIP_WITHOUT_DEVICE();
+  const std::size_t n = (std::size_t{1} << 31) + 77;
+  std::size_t free_bytes = 0, total = 0;
+  CHECK_CUDA(cudaMemGetInfo(&free_bytes, &total));
+  if (free_bytes < n * 4 + (std::size_t{1} << 30)) GTEST_SKIP() << "needs " << n * 4 / (1 << 30) + 1 << " GiB of device memory";
+  std::vector<std::uint32_t> in(n);
+  for (std::size_t i = 0; i < n; ++i) in[i] = static_cast<std::uint32_t>((i * 0x9e3779b97f4a7c15ull) >> 40);
+  device_array<std::uint32_t> d(in);
+  ssum::inclusive_scan(ssum::cuda{}, d.ptr, d.ptr, n, ssum::plus{}, std::uint32_t{5});
+  CHECK_CUDA(cudaDeviceSynchronize());
+  const std::vector<std::uint32_t> got = d.to_host();
+  std::uint32_t prefix = 5;
+  std::size_t mismatches = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    prefix += in[i];
+    if (got[i] != prefix && ++mismatches < 5) ADD_FAILURE() << "element " << i << ": " << got[i] << " != " << prefix;
   }
   EXPECT_EQ(mismatches, 0u);
 }
