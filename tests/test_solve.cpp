@@ -168,6 +168,13 @@ TEST(SolveCpu, MergingTwoListMatchesBruteForce) {
   }
   const ssum::problem wide{{INT64_MAX, INT64_MAX, INT64_MAX}, int128(INT64_MAX) * 3};
   EXPECT_THROW(ssum::detail::two_list_by_merging(ssum::cpu{1}, memory, wide, counting, "cpu"), ssum::backend_unavailable);
+  // Its limits: lists of 2^32 sums (n = 66), counts below n = 64.
+  for (std::size_t n : {63, 64, 66, 67}) {
+    const ssum::problem p = ssum::generate("random", n, 20, 1);
+    const auto totals = ssum::detail::totals_of(p);
+    EXPECT_EQ(ssum::detail::two_list_merging_refusal(p, totals, false) == nullptr, n <= 66) << n;
+    EXPECT_EQ(ssum::detail::two_list_merging_refusal(p, totals, true) == nullptr, n <= 63) << n;
+  }
 }
 
 // The four-list (Schroeppel-Shamir, modular) against brute force: verdicts, certificates and

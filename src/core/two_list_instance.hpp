@@ -137,6 +137,16 @@ std::optional<std::uint64_t> find_subset(const Sum* w, std::size_t count, Sum va
   return std::nullopt;
 }
 
+// Whether a pair of subsets other than the empty subset's (zero-sum instances) has the
+// half-sums (sa, sb): another subset of either half with its sum.
+template <class Sum>
+bool has_other_subset_pair(const flipped_instance<Sum>& inst, Sum sa, Sum sb) {
+  const std::size_t na_items = inst.half, nb_items = inst.weights.size() - inst.half;
+  return find_subset(inst.weights.data(), na_items, sa, std::optional<std::uint64_t>(inst.trivial_mask_a)).has_value() ||
+         find_subset(inst.weights.data() + na_items, nb_items, sb, std::optional<std::uint64_t>(inst.trivial_mask_b))
+             .has_value();
+}
+
 // The subset (0-based, ascending, of the ORIGINAL items) behind a pair of half-sums with
 // found_a + found_b == inst.target. For zero-sum instances the pair of the flipped items'
 // sums stands for the empty subset; it is turned into another subset with the same sums when

@@ -8,6 +8,11 @@
 //   search:     instead of pruning block pairs and walking them, the balanced equal-pairs
 //               merge of A with t - B reversed (find_pair_sum), which merge path splits
 //               evenly, no pruning needed; count_pair_sums for --count;
+//   last level: never built. The last item of each half stays out of its list (A', B'):
+//               a + b = t has a' + b' = t - d for exactly one d in {0, wa, wb, wa + wb}, so
+//               four searches over the half-size lists replace one over A and B. They read
+//               as many bytes, while the last level of generation (a third of its traffic)
+//               and half of the memory are saved;
 //   certificate: the two found half-sums are read back and turned into a subset by a small
 //               meet-in-the-middle (two_list_instance.hpp).
 // Sums are 64-bit. Memory: where the lists live and how single values are read, given by
@@ -32,8 +37,10 @@ namespace ssum::detail {
 /// merge buffer, plus the merges' tile splits (one 8-byte split per 2816 outputs on CUDA).
 inline double two_list_merging_planned_bytes(std::size_t n) {
   const std::size_t na = n / 2, nb = n - na;
-  const double lists = std::ldexp(1.0, int(na)) + std::ldexp(1.0, int(nb));
-  const double scratch = std::ldexp(1.0, int(std::max(na, nb))) / 2;
+  // The lists hold all but the last item of each half (see "last level" above).
+  const int la = int(na > 0 ? na - 1 : 0), lb = int(nb > 0 ? nb - 1 : 0);
+  const double lists = std::ldexp(1.0, la) + std::ldexp(1.0, lb);
+  const double scratch = std::ldexp(1.0, std::max(la, lb)) / 2;
   return (lists + scratch) * sizeof(std::uint64_t) * 1.003 + 4096;
 }
 
@@ -43,10 +50,11 @@ inline const char* two_list_merging_refusal(const problem& p, const flipped_tota
   if (totals.total_abs > std::numeric_limits<std::uint64_t>::max()) {
     return "the merging two-list needs the total |weight| below 2^64; use --backend cpu";
   }
-  if (p.weights.size() > 64) return "the merging two-list takes at most 64 items";
-  // 2^(n/2) * 2^(n - n/2) pairs: the count can exceed 64 bits only at n = 64.
-  if (count && p.weights.size() == 64) {
-    return "--count at n = 64 may exceed 64 bits on this backend; use --backend cpu";
+  // Lists of 2^32 sums at most (n = 66: the lists leave out one item per half).
+  if (p.weights.size() > 66) return "the merging two-list takes at most 66 items";
+  // A count of 2^n subsets fits 64 bits only below n = 64.
+  if (count && p.weights.size() >= 64) {
+    return "--count from n = 64 on may exceed 64 bits on this backend; use --backend cpu";
   }
   return nullptr;
 }
@@ -108,7 +116,10 @@ solution two_list_by_merging(const Policy& policy, Memory& memory, const problem
   }
   const flipped_instance<sum_t> inst = flip<sum_t>(p, target);
   const std::size_t na_items = inst.half, nb_items = n - inst.half;
-  const std::size_t size_a = std::size_t{1} << na_items, size_b = std::size_t{1} << nb_items;
+  // The lists leave out the last item of each half; `held` items are merged in.
+  const std::size_t held_a = na_items > 0 ? na_items - 1 : 0, held_b = nb_items > 0 ? nb_items - 1 : 0;
+  const sum_t last_a = na_items > 0 ? inst.weights[na_items - 1] : 0, last_b = nb_items > 0 ? inst.weights[n - 1] : 0;
+  const std::size_t size_a = std::size_t{1} << held_a, size_b = std::size_t{1} << held_b;
 
   // Memory, planned before allocating: both lists and one half-size merge buffer.
   const double bytes = two_list_merging_planned_bytes(n);
@@ -129,8 +140,8 @@ solution two_list_by_merging(const Policy& policy, Memory& memory, const problem
   {
     auto scratch = memory.alloc(std::max(size_a, size_b) / 2 + 1);
     // The weights stay on the host: each pass takes its w as an argument.
-    generate_sums(policy, memory, inst.weights.data(), na_items, list_a.get(), scratch.get(), options, "generate A");
-    generate_sums(policy, memory, inst.weights.data() + na_items, nb_items, list_b.get(), scratch.get(), options,
+    generate_sums(policy, memory, inst.weights.data(), held_a, list_a.get(), scratch.get(), options, "generate A");
+    generate_sums(policy, memory, inst.weights.data() + na_items, held_b, list_b.get(), scratch.get(), options,
                   "generate B");
     memory.sync();
   }
@@ -140,9 +151,23 @@ solution two_list_by_merging(const Policy& policy, Memory& memory, const problem
   const sum_t* a = list_a.get();
   const sum_t* b = list_b.get();
   const sum_t t = inst.target;
+  // The four shifts: (what the left-out items add to a, to b). A shift past t cannot match
+  // (sums are non-negative) and would wrap around in unsigned arithmetic: skipped.
+  struct shift {
+    sum_t da, db;
+  };
+  const shift shifts[4] = {{0, 0}, {last_a, 0}, {0, last_b}, {last_a, last_b}};
+  const int shift_count = (na_items > 0 ? 2 : 1) * (nb_items > 0 ? 2 : 1);
+  const auto shift_at = [&](int k) { return na_items > 0 ? shifts[k] : shifts[2 * k]; };  // no a-shift without A items
+  const auto fits = [&](const shift& s) { return s.da <= t && s.db <= t - s.da; };
+
   if (options.count) {
     t0 = clock_type::now();
-    std::uint64_t c = count_pair_sums(policy, a, size_a, b, size_b, t);
+    std::uint64_t c = 0;
+    for (int k = 0; k < shift_count; ++k) {
+      const shift s = shift_at(k);
+      if (fits(s)) c += count_pair_sums(policy, a, size_a, b, size_b, t - s.da - s.db);
+    }
     if (inst.exclude_trivial) c -= 1;  // the empty subset: in the total exactly once
     result.count = c;
     result.seconds.count = seconds_since(t0);
@@ -150,36 +175,36 @@ solution two_list_by_merging(const Policy& policy, Memory& memory, const problem
   }
 
   t0 = clock_type::now();
-  pair_match m = find_pair_sum(policy, a, size_a, b, size_b, t);
+  bool found = false;
   sum_t found_a = 0, found_b = 0;
-  if (m.found) {
-    found_a = memory.read(a, m.i);
-    found_b = memory.read(b, m.j);
-    if (inst.exclude_trivial && found_a == inst.trivial_a && found_b == inst.trivial_b) {
-      // The empty subset's pair. Another subset behind the same sums (a neighbour equal in
-      // A or B) is found by the recovery; otherwise any other match has another A index.
-      const bool shared = (m.i > 0 && memory.read(a, m.i - 1) == found_a) ||
-                          (m.i + 1 < size_a && memory.read(a, m.i + 1) == found_a) ||
-                          (m.j > 0 && memory.read(b, m.j - 1) == found_b) ||
-                          (m.j + 1 < size_b && memory.read(b, m.j + 1) == found_b);
-      if (!shared) {
-        const std::size_t skip = m.i;
-        m = find_pair_sum(policy, a, skip, b, size_b, t);
-        if (!m.found) {
-          m = find_pair_sum(policy, a + skip + 1, size_a - skip - 1, b, size_b, t);
-          if (m.found) m.i += skip + 1;
-        }
-        if (m.found) {
-          found_a = memory.read(a, m.i);
-          found_b = memory.read(b, m.j);
-        }
+  for (int k = 0; k < shift_count && !found; ++k) {
+    const shift s = shift_at(k);
+    if (!fits(s)) continue;
+    const sum_t want = t - s.da - s.db;
+    pair_match m = find_pair_sum(policy, a, size_a, b, size_b, want);
+    if (!m.found) continue;
+    found_a = memory.read(a, m.i) + s.da;
+    found_b = memory.read(b, m.j) + s.db;
+    if (inst.exclude_trivial && found_a == inst.trivial_a && found_b == inst.trivial_b &&
+        !has_other_subset_pair(inst, found_a, found_b)) {
+      // The empty subset's pair, and no other subset behind these two sums: so a[m.i] is
+      // unique in A' and every other match of this shift has another A' index.
+      const std::size_t skip = m.i;
+      m = find_pair_sum(policy, a, skip, b, size_b, want);
+      if (!m.found) {
+        m = find_pair_sum(policy, a + skip + 1, size_a - skip - 1, b, size_b, want);
+        if (m.found) m.i += skip + 1;
       }
+      if (!m.found) continue;
+      found_a = memory.read(a, m.i) + s.da;
+      found_b = memory.read(b, m.j) + s.db;
     }
+    found = true;
   }
   result.seconds.search = seconds_since(t0);
   report(options, "search", 1.0);
 
-  if (m.found) {
+  if (found) {
     t0 = clock_type::now();
     result.subset = recover_subset(inst, found_a, found_b);
     result.feasible = true;

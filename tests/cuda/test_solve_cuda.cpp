@@ -116,17 +116,18 @@ TEST(CudaSolve, KeepsAndReleasesItsDeviceMemory) {
   ssum::release_cuda_memory();
 }
 
-// Lists of 2^31 and 2^32 sums: 64-bit sizes and indexes through generation, search and count
-// on the device (about 82 GiB; skipped on smaller devices). All weights even and the target
-// odd make a no-instance that the whole search must prove; a planted n = 64 must be solved.
-TEST(CudaSolve, HugeListsBeyond2To31) {
+// n = 63 to 66: lists of up to 2^32 sums (each half's last item stays out of its list), so
+// 64-bit sizes and indexes through generation, search and count on the device (about 80 GiB
+// at n = 66; skipped on smaller devices). All weights even and the target odd make a
+// no-instance that the whole search must prove; planted n = 64 and 66 must be solved.
+TEST(CudaSolve, HugeListsUpTo2To32) {
   SKIP_WITHOUT_DEVICE();
-  const double need = ssum::detail::two_list_merging_planned_bytes(64);
+  const double need = ssum::detail::two_list_merging_planned_bytes(66);
   if (double(ssum::cuda_devices().front().free_memory) < 1.05 * need) {
     GTEST_SKIP() << "device has less than " << need / (1 << 30) << " GiB free: huge lists not exercised";
   }
   std::mt19937_64 rng(64);
-  for (std::size_t n : {63, 64}) {
+  for (std::size_t n : {63, 66}) {
     ssum::problem parity;
     int128 total = 0;
     for (std::size_t i = 0; i < n; ++i) {
@@ -135,7 +136,7 @@ TEST(CudaSolve, HugeListsBeyond2To31) {
     }
     parity.target = total / 2 + 1 - (total / 2) % 2;  // odd
     ssum::solve_options counting;
-    counting.count = n < 64;  // 2^64 pairs at n = 64: refused, see RefusesWhatItCannotDo
+    counting.count = n < 64;  // counts from n = 64 on are refused, see RefusesWhatItCannotDo
     const ssum::solution s = ssum::solve(ssum::cuda{}, parity, counting);
     expect_verdict(parity, s, false, "parity n=" + std::to_string(n));
     if (counting.count) {
@@ -143,8 +144,10 @@ TEST(CudaSolve, HugeListsBeyond2To31) {
       EXPECT_EQ(static_cast<std::uint64_t>(*s.count), 0u);
     }
   }
-  const ssum::problem planted = ssum::generate("planted", 64, std::nullopt, 64);
-  expect_verdict(planted, ssum::solve(ssum::cuda{}, planted), true, "planted n=64");
+  for (std::size_t n : {64, 66}) {
+    const ssum::problem planted = ssum::generate("planted", n, std::nullopt, n);
+    expect_verdict(planted, ssum::solve(ssum::cuda{}, planted), true, "planted n=" + std::to_string(n));
+  }
   ssum::release_cuda_memory();
 }
 
@@ -163,6 +166,10 @@ TEST(CudaSolve, RefusesWhatItCannotDo) {
   EXPECT_THROW(ssum::solve(ssum::cuda{}, big, tight), ssum::insufficient_memory);
   const ssum::problem out_of_range{{1, 2, 4}, 100};
   EXPECT_FALSE(ssum::solve(ssum::cuda{}, out_of_range).feasible);
+  ssum::solve_options counting;
+  counting.count = true;
+  EXPECT_THROW(ssum::solve(ssum::cuda{}, ssum::generate("random", 64, 20, 1), counting), ssum::backend_unavailable);
+  EXPECT_THROW(ssum::solve(ssum::cuda{}, ssum::generate("random", 67, 20, 1)), ssum::backend_unavailable);
 }
 
 }  // namespace
