@@ -1,11 +1,17 @@
 // The solvers side by side in one run, on design.md's instances (weights below 2^62/n):
 //   ssum_cuda     ssum::solve(cuda{}, ...): lists merged and searched on the device;
+//   ssum_cuda_four_list   the same call with algorithm::four_list: batches of residue classes
+//                 expanded, radix-sorted and matched on the device (O(2^(n/4)) lists);
 //   thrust_peer   what a user writes with Thrust in an afternoon: each list by thrust::merge
 //                 of L with L + w (a transform iterator), then thrust::binary_search of
 //                 t - a in B for every a in A;
 //   ssum_cpu      ssum's host solver on every host core;
 //   sequential    the sequential Horowitz-Sahni reference on one core (up to n = 48).
-// Random instances are no-instances (the whole search runs); planted ones are feasible.
+// Random instances are no-instances up to n = 56 (the whole search runs); at 60 and 64 they
+// have solutions and the searches stop early. "parity" is the random class with every weight
+// made even and an odd target: a no-instance at any n, so that two-list and four-list are
+// compared over the whole search at n = 64, and the four-list's n = 72 goal is measured
+// (solve/parity/ssum_cuda_four_list_large: one iteration, filter it in or out by name).
 // Whole-call wall time per iteration; ssum's per-stage seconds as counters.
 // Plot: scripts/plot-solve BENCH_JSON docs/solve-time.png
 #include <benchmark/benchmark.h>
@@ -19,6 +25,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "reference/sequential_two_list.hpp"
@@ -26,11 +33,23 @@
 
 namespace {
 
+ssum::problem make_instance(const std::string& cls, std::size_t n) {
+  if (cls != "parity") return ssum::generate(cls, n, std::nullopt, 2026);
+  ssum::problem p = ssum::generate("random", n, std::nullopt, 2026);
+  ssum::int128 total = 0;
+  for (auto& w : p.weights) {
+    w = (w / 2 + 1) * 2;  // even, at most the random class's bound
+    total += w;
+  }
+  p.target = total / 2 + 1 - (total / 2) % 2;  // odd: no subset reaches it
+  return p;
+}
+
 const ssum::problem& instance(const std::string& cls, std::size_t n) {
   static std::map<std::pair<std::string, std::size_t>, ssum::problem> cache;
   const auto key = std::make_pair(cls, n);
   auto it = cache.find(key);
-  if (it == cache.end()) it = cache.emplace(key, ssum::generate(cls, n, std::nullopt, 2026)).first;
+  if (it == cache.end()) it = cache.emplace(key, make_instance(cls, n)).first;
   return it->second;
 }
 
@@ -69,16 +88,27 @@ bool thrust_two_list(const ssum::problem& p) {
   return thrust::any_of(hit.begin(), hit.end(), is_true{});
 }
 
-void ssum_cuda(benchmark::State& state, const char* cls) {
+void ssum_on_device(benchmark::State& state, const char* cls, ssum::algorithm algo) {
   const auto& p = instance(cls, static_cast<std::size_t>(state.range(0)));
+  ssum::solve_options options;
+  options.algo = algo;
   ssum::solution s;
-  for (auto _ : state) s = ssum::solve(ssum::cuda{}, p);
+  // One untimed solve first (up to n = 66), so that the timed one finds the solver's memory
+  // allocated, as every solve but a process's first does.
+  if (state.range(0) <= 66) s = ssum::solve(ssum::cuda{}, p, options);
+  for (auto _ : state) s = ssum::solve(ssum::cuda{}, p, options);
   state.counters["feasible"] = s.feasible;
   state.counters["generate_ms"] = s.seconds.generate * 1e3;
   state.counters["search_ms"] = s.seconds.search * 1e3;
   state.counters["recover_ms"] = s.seconds.recover * 1e3;
   state.counters["planned_MiB"] = double(s.planned_bytes) / (1 << 20);
   ssum::release_cuda_memory();  // the solver keeps its lists' memory; the peers need it
+}
+
+void ssum_cuda(benchmark::State& state, const char* cls) { ssum_on_device(state, cls, ssum::algorithm::two_list); }
+
+void ssum_cuda_four_list(benchmark::State& state, const char* cls) {
+  ssum_on_device(state, cls, ssum::algorithm::four_list);
 }
 
 void thrust_peer(benchmark::State& state, const char* cls) {
@@ -125,10 +155,22 @@ int main(int argc, char** argv) {
             ->Iterations(n >= 60 ? 1 : n >= 48 ? 3 : 10);
       };
       add("ssum_cuda", ssum_cuda);
+      if (c == "random" && (n == 48 || n == 56 || n == 64)) add("ssum_cuda_four_list", ssum_cuda_four_list);
       if (n >= 40) add("thrust_peer", thrust_peer);
       if (n <= 56) add("ssum_cpu", ssum_cpu);
       if (n <= 48) add("sequential", sequential);
     }
+  }
+  // The whole search at n = 64 by both algorithms, the two-list at n = 66 (its largest), and
+  // the four-list alone at n = 72.
+  for (const auto& [who, fn, n] : {std::make_tuple("ssum_cuda", ssum_cuda, 64), std::make_tuple("ssum_cuda", ssum_cuda, 66),
+                                   std::make_tuple("ssum_cuda_four_list", ssum_cuda_four_list, 64),
+                                   std::make_tuple("ssum_cuda_four_list_large", ssum_cuda_four_list, 72)}) {
+    benchmark::RegisterBenchmark((std::string("solve/parity/") + who).c_str(), fn, "parity")
+        ->Arg(n)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime()
+        ->Iterations(1);
   }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

@@ -254,6 +254,24 @@ TEST(Cli, CudaBackendSolvesOrExitsThree) {
   }
 }
 
+// --backend cuda --algorithm four-list: the same, by the GPU four-list.
+TEST(Cli, CudaFourListSolvesOrExitsThree) {
+  const auto instance = run("gen planted -n 30 --seed 5");
+  ASSERT_EQ(instance.code, 0);
+  const auto r = run("solve --json --count --backend cuda --algorithm four-list -", instance.out);
+  if (ssum::cuda_devices().empty()) {
+    EXPECT_EQ(r.code, 3) << r.err;
+    EXPECT_EQ(count_lines(r.err), 1u);
+    return;
+  }
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("algorithm"), "four-list");
+  EXPECT_EQ(j.at("backend"), "cuda");
+  const auto host = run("solve --json --count --backend cpu --algorithm four-list -", instance.out);
+  EXPECT_EQ(j.at("count"), nlohmann::json::parse(host.out).at("count"));
+}
+
 TEST(Cli, GenIsDeterministicAndPlantedIsSolvable) {
   const auto a = run("gen planted -n 30 --seed 11"), b = run("gen planted -n 30 --seed 11"),
              c = run("gen planted -n 30 --seed 12");

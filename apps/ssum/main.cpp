@@ -191,7 +191,8 @@ int main(int argc, char** argv) {
   solve->add_option("file", sa.input, "Instance file (text or JSON); - or nothing reads standard input");
   solve->add_option("--target", sa.target, "Target sum (overrides the file's); without any target: zero-sum");
   solve->add_option("--backend", sa.backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  solve->add_option("--algorithm", sa.algorithm, "auto, two-list or four-list (O(2^(n/4)) memory)")
+  solve->add_option("--algorithm", sa.algorithm,
+                    "auto, two-list or four-list (O(2^(n/4)) memory; on cpu, and on cuda for totals below 2^64)")
       ->check(CLI::IsMember({"auto", "two-list", "four-list"}));
   solve->add_option("--threads", sa.threads, "Host threads (default: all)")->check(CLI::Range(1u, 4096u));
   solve->add_flag("--json", sa.json, "Print one JSON object on stdout");

@@ -67,17 +67,21 @@ double two_list_planned_bytes(const problem& p);
 /// ssum::interrupted on cancellation.
 solution solve(const cpu& policy, const problem& p, const solve_options& options = {});
 
-/// Solves exactly on a CUDA device (policy.device, ordered on policy.stream): both lists are
-/// generated and searched on the device, the certificate is recovered and verified on the
-/// host. Sums are 64-bit: throws ssum::backend_unavailable when the total |weight| needs more
-/// (or there is no CUDA build or device), ssum::insufficient_memory before allocating when
-/// the lists do not fit the device, ssum::interrupted, ssum::cuda_error.
+/// Solves exactly on a CUDA device (policy.device, ordered on policy.stream), the certificate
+/// recovered and verified on the host. options.algo: two_list generates and searches both lists
+/// on the device; four_list (O(2^(n/4)) lists) works through batches of residue classes sized to
+/// the device's memory; automatic takes the two-list while its lists fit the device (and
+/// options.memory_limit), else the four-list. Sums are 64-bit: the two-list throws
+/// ssum::backend_unavailable when the total |weight| needs more (or there is no CUDA build or
+/// device), the four-list std::invalid_argument. Throws ssum::insufficient_memory before
+/// allocating when the plan does not fit the device, ssum::interrupted, ssum::cuda_error.
 solution solve(const cuda& policy, const problem& p, const solve_options& options = {});
 
 /// Chooses the backend and solves. automatic: device 0 when a CUDA device is present, the
 /// host would need longer than a CUDA start-up (about 0.4 s: n >= 56 with 16 host threads,
-/// n >= 52 with 2) and the device two-list can hold the instance; the host otherwise (which
-/// then picks two-list or four-list by memory).
+/// n >= 52 with 2), and the device two-list can hold the instance (unless four_list is named)
+/// or else the device four-list can take it (totals below 2^64; unless two_list is named); the
+/// host otherwise (which then picks two-list or four-list by memory).
 /// Throws ssum::backend_unavailable when the named backend cannot run.
 solution solve(backend which, unsigned threads, const problem& p, const solve_options& options = {});
 

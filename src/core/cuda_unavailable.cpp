@@ -1,4 +1,5 @@
 // Built instead of src/cuda/ when CUDA is not found or switched off.
+#include "core/four_list_cuda.hpp"
 #include "core/two_list_cuda.hpp"
 #include "ssum/cuda_device.hpp"
 #include "ssum/errors.hpp"
@@ -15,6 +16,9 @@ void release_cuda_memory() {}
 
 namespace detail {
 solution solve_two_list_cuda(const cuda&, const problem&, const solve_options&) {
+  throw backend_unavailable("this build of ssum has no CUDA backend");
+}
+solution solve_four_list_cuda(const cuda&, const problem&, const solve_options&, const four_list_tuning&) {
   throw backend_unavailable("this build of ssum has no CUDA backend");
 }
 double cuda_solver_room(int) { return 0; }

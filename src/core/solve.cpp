@@ -7,9 +7,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
+#include "core/four_list_cuda.hpp"
 #include "core/two_list_cuda.hpp"
 #include "core/two_list_merging.hpp"
 #include "cpu/four_list.hpp"
@@ -50,13 +52,39 @@ solution solve(const cpu& policy, const problem& p, const solve_options& options
   return result;
 }
 
+namespace {
+
+// Whether the device two-list can take `p` and its lists fit `device` (and the caller's limit).
+bool cuda_two_list_fits(int device, const problem& p, const detail::flipped_totals& totals,
+                        const solve_options& options) {
+  if (detail::two_list_merging_refusal(p, totals, options.count)) return false;
+  double room = detail::cuda_solver_room(device);
+  if (options.memory_limit) room = std::min(room, double(options.memory_limit));
+  return detail::two_list_merging_planned_bytes(p.weights.size()) <= room;
+}
+
+// The CUDA backend's algorithm: the one named; under automatic the two-list while it can take
+// `p` and fits the device, else the four-list (O(2^(n/4)) lists, batches sized to the room)
+// when it can take `p`; else the two-list, whose refusal then says why.
+algorithm cuda_algorithm(int device, const problem& p, const solve_options& options) {
+  if (options.algo != algorithm::automatic) return options.algo;
+  const detail::flipped_totals totals = detail::totals_of(p);
+  if (cuda_two_list_fits(device, p, totals, options)) return algorithm::two_list;
+  return detail::four_list_cuda_refusal(p, totals) ? algorithm::two_list : algorithm::four_list;
+}
+
+}  // namespace
+
 solution solve(const cuda& policy, const problem& p, const solve_options& options) {
-  if (options.algo != algorithm::automatic && options.algo != algorithm::two_list) {
-    throw std::invalid_argument("the CUDA backend has the two-list algorithm only");
+  if (options.algo != algorithm::automatic && options.algo != algorithm::two_list &&
+      options.algo != algorithm::four_list) {
+    throw std::invalid_argument("unknown algorithm");
   }
   if (!cuda_compiled()) throw backend_unavailable("this build of ssum has no CUDA backend");
   if (cuda_devices().empty()) throw backend_unavailable("no CUDA device is present");
-  solution result = detail::solve_two_list_cuda(policy, p, options);
+  solution result = cuda_algorithm(policy.device, p, options) == algorithm::four_list
+                        ? detail::solve_four_list_cuda(policy, p, options)
+                        : detail::solve_two_list_cuda(policy, p, options);
   if (result.feasible && !is_certificate(p, result.subset)) {
     throw std::logic_error("internal error: the CUDA solver's subset does not verify; no answer is given");
   }
@@ -75,20 +103,26 @@ double host_two_list_seconds(std::size_t n, unsigned threads) {
   return std::ldexp(12e-9, int(n / 2)) * (n % 2 ? 1.41 : 1.0) / std::pow(double(threads), 0.7);
 }
 
-// Whether auto should run `p` on device 0: worth the start-up, and the device two-list can
-// take it (two_list_merging_refusal, and lists that fit the device's free memory and the
-// caller's limit). Asks the driver only when the size says it may pay.
-bool cuda_worth_it(const problem& p, const solve_options& options, unsigned threads) {
-  if (options.algo == algorithm::four_list) return false;
+// Which algorithm auto runs on device 0, or nullopt for the host. Only when the host would
+// need longer than the start-up; then
+//   the device two-list when it can take `p` and fits (and the four-list is not named), as
+//     before the GPU four-list existed;
+//   else the device four-list when it can take `p` (totals below 2^64) and the two-list is not
+//     named: the host would then run its own four-list (named, or its two lists do not fit host
+//     memory) or a two-list the device cannot hold; either way the same O(2^(n/2)) work at GPU
+//     speed. Asks the driver only when the size says it may pay.
+std::optional<algorithm> cuda_choice(const problem& p, const solve_options& options, unsigned threads) {
   const std::size_t n = p.weights.size();
-  if (host_two_list_seconds(n, threads) < cuda_start_seconds) return false;
-  if (!cuda_compiled()) return false;
-  if (detail::two_list_merging_refusal(p, detail::totals_of(p), options.count)) return false;
+  if (host_two_list_seconds(n, threads) < cuda_start_seconds) return std::nullopt;
+  if (!cuda_compiled()) return std::nullopt;
   const auto devices = cuda_devices();
-  if (devices.empty()) return false;
-  double room = detail::cuda_solver_room(devices.front().ordinal);
-  if (options.memory_limit) room = std::min(room, double(options.memory_limit));
-  return detail::two_list_merging_planned_bytes(n) <= room;
+  if (devices.empty()) return std::nullopt;
+  const detail::flipped_totals totals = detail::totals_of(p);
+  if (options.algo != algorithm::four_list && cuda_two_list_fits(devices.front().ordinal, p, totals, options)) {
+    return algorithm::two_list;
+  }
+  if (options.algo == algorithm::two_list || detail::four_list_cuda_refusal(p, totals)) return std::nullopt;
+  return algorithm::four_list;
 }
 
 }  // namespace
@@ -96,7 +130,11 @@ bool cuda_worth_it(const problem& p, const solve_options& options, unsigned thre
 solution solve(backend which, unsigned threads, const problem& p, const solve_options& options) {
   switch (which) {
     case backend::automatic:
-      if (cuda_worth_it(p, options, resolved_threads(cpu{threads}))) return solve(cuda{}, p, options);
+      if (const auto algo = cuda_choice(p, options, resolved_threads(cpu{threads}))) {
+        solve_options on_device = options;
+        on_device.algo = *algo;
+        return solve(cuda{}, p, on_device);
+      }
       return solve(cpu{threads}, p, options);
     case backend::cpu:
       return solve(cpu{threads}, p, options);

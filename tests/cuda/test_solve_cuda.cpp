@@ -166,10 +166,12 @@ TEST(CudaSolve, RefusesWhatItCannotDo) {
   EXPECT_THROW(ssum::solve(ssum::cuda{}, big, tight), ssum::insufficient_memory);
   const ssum::problem out_of_range{{1, 2, 4}, 100};
   EXPECT_FALSE(ssum::solve(ssum::cuda{}, out_of_range).feasible);
-  ssum::solve_options counting;
-  counting.count = true;
-  EXPECT_THROW(ssum::solve(ssum::cuda{}, ssum::generate("random", 64, 20, 1), counting), ssum::backend_unavailable);
-  EXPECT_THROW(ssum::solve(ssum::cuda{}, ssum::generate("random", 67, 20, 1)), ssum::backend_unavailable);
+  // The two-list's own limits (auto takes the four-list there instead).
+  ssum::solve_options two_list_only;
+  two_list_only.algo = ssum::algorithm::two_list;
+  EXPECT_THROW(ssum::solve(ssum::cuda{}, ssum::generate("random", 67, 20, 1), two_list_only), ssum::backend_unavailable);
+  two_list_only.count = true;
+  EXPECT_THROW(ssum::solve(ssum::cuda{}, ssum::generate("random", 64, 20, 1), two_list_only), ssum::backend_unavailable);
 }
 
 }  // namespace

@@ -1,0 +1,245 @@
+// The GPU four-list (ssum::solve with ssum::cuda and algorithm::four_list) against brute force,
+// the host four-list and the GPU two-list: verdicts, counts, certificates (re-verified here),
+// signed and zero-sum instances, forced small batches (many batches, splits, the radix sort's
+// run fix-up), memory limits, refusals, cancel. Skipped without a device.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/four_list_cuda.hpp"
+#include "core/two_list_merging.hpp"
+#include "ssum/cuda_device.hpp"
+#include "ssum/errors.hpp"
+#include "ssum/generate.hpp"
+#include "ssum/solve.hpp"
+#include "../small_instances.hpp"
+
+namespace {
+
+using ssum::int128;
+using ssum::detail::four_list_tuning;
+using ssum_test::brute_force_count;
+using ssum_test::describe;
+
+#define SKIP_WITHOUT_DEVICE() \
+  if (ssum::cuda_devices().empty()) GTEST_SKIP() << "no CUDA device present: CUDA four-list not exercised"
+
+ssum::solve_options four_list(bool count = false) {
+  ssum::solve_options o;
+  o.algo = ssum::algorithm::four_list;
+  o.count = count;
+  return o;
+}
+
+void expect_verdict(const ssum::problem& p, const ssum::solution& s, bool feasible, const std::string& what) {
+  ASSERT_EQ(s.feasible, feasible) << what;
+  EXPECT_EQ(s.backend, "cuda") << what;
+  EXPECT_EQ(s.algorithm, "four-list") << what;
+  if (feasible) EXPECT_TRUE(ssum::is_certificate(p, s.subset)) << what;
+}
+
+// Through the internal entry with knobs: the solver's own subset is not verified there.
+ssum::solution solve_tuned(const ssum::problem& p, const ssum::solve_options& options, const four_list_tuning& tuning) {
+  return ssum::detail::solve_four_list_cuda(ssum::cuda{}, p, options, tuning);
+}
+
+// The default, tiny batches (16 sums or one bucket: a batch per class, classes split down to
+// a few outer sums; the host test goes down to single ones), an 8-bit radix sort (the run
+// fix-up everywhere, long runs sorted again).
+four_list_tuning tuning_for(int trial) {
+  four_list_tuning t;
+  if (trial % 3 == 1) t.max_batch = 16;
+  if (trial % 3 == 2) t.sort_bits = 8;
+  return t;
+}
+
+TEST(CudaFourList, MatchesBruteForceWithCounts) {
+  SKIP_WITHOUT_DEVICE();
+  std::mt19937_64 rng(7007);
+  int feasible_seen = 0;
+  for (int trial = 0; trial < 900; ++trial) {
+    const ssum::problem p =
+        ssum_test::random_instance(rng, trial % 5 == 0 ? 20 : 16, ssum_test::range_for(trial), trial % 2 == 1);
+    const std::uint64_t expected = brute_force_count(p);
+    feasible_seen += expected > 0;
+    const ssum::solve_options options = four_list(trial % 7 != 3);
+    const ssum::solution s =
+        trial % 3 == 0 ? ssum::solve(ssum::cuda{}, p, options) : solve_tuned(p, options, tuning_for(trial));
+    expect_verdict(p, s, expected > 0, describe(p) + " tuning " + std::to_string(trial % 3));
+    if (options.count) {
+      ASSERT_TRUE(s.count.has_value()) << describe(p);
+      ASSERT_EQ(static_cast<std::uint64_t>(*s.count), expected) << describe(p);
+    }
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  EXPECT_GT(feasible_seen, 300);
+}
+
+// Every n from 8 to 20 (n not divisible by 4 included), many seeds, each tuning.
+TEST(CudaFourList, EverySmallSizeManySeeds) {
+  SKIP_WITHOUT_DEVICE();
+  std::mt19937_64 rng(808);
+  for (std::size_t n = 8; n <= 20; ++n) {
+    for (int seed = 0; seed < 24; ++seed) {
+      ssum::problem p;
+      const bool signed_weights = seed % 2 == 1;
+      const std::int64_t range = ssum_test::range_for(seed / 2);
+      for (std::size_t i = 0; i < n; ++i) {
+        p.weights.push_back(ssum_test::uniform(rng, signed_weights ? -range : 1, range));
+      }
+      if (seed % 4 != 3) {  // a subset's sum (feasible) or zero-sum
+        int128 t = 0;
+        for (auto w : p.weights) t += (rng() & 1) ? w : 0;
+        p.target = t;
+      }
+      const std::uint64_t expected = brute_force_count(p);
+      const ssum::solution s = solve_tuned(p, four_list(true), tuning_for(seed));
+      const std::string what = describe(p) + " tuning " + std::to_string(seed % 3);
+      expect_verdict(p, s, expected > 0, what);
+      ASSERT_EQ(static_cast<std::uint64_t>(*s.count), expected) << what;
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+}
+
+// The empty subset's quadruple alone, sharing its sums, or beside other matches in its batch.
+TEST(CudaFourList, ZeroSumTrivialQuadruple) {
+  SKIP_WITHOUT_DEVICE();
+  const std::vector<std::pair<std::vector<std::int64_t>, bool>> cases = {
+      {{3, 9}, false},          {{-3, -9}, false},        {{3, -3}, true},             {{0}, true},
+      {{-5, 7, 11, 2}, false},  {{-5, 5, -5, 5}, true},   {{-1, -2, 3, 100}, true},    {{7, -7, 1, 2, 4}, true},
+      {{-4, 1, 1, 1, 1}, true}, {{}, false},              {{-1, -1, -1, -1, 4}, true}, {{5, -5, 0, 0, 0, 0}, true},
+      {{-6, -2, 1, 3, 8, 9, 10, 11}, true}, {{-2, -2, 1, 1, 1, 1, 9, 9}, true},
+  };
+  for (int tune = 0; tune < 3; ++tune) {
+    for (const auto& [w, feasible] : cases) {
+      const ssum::problem p = ssum_test::make_problem(w, std::nullopt);
+      ASSERT_EQ(brute_force_count(p) > 0, feasible) << "bad expectation: " << describe(p);
+      const ssum::solution s = solve_tuned(p, four_list(tune == 2), tuning_for(tune));
+      expect_verdict(p, s, feasible, describe(p));
+      if (tune == 2) EXPECT_EQ(static_cast<std::uint64_t>(*s.count), brute_force_count(p)) << describe(p);
+    }
+  }
+}
+
+// n = 21..40 against the host four-list, with counts; small batches must not change anything.
+TEST(CudaFourList, AgreesWithTheHostFourList) {
+  SKIP_WITHOUT_DEVICE();
+  const ssum::solve_options counting = four_list(true);
+  for (std::size_t n : {21, 26, 29, 32, 35, 38, 40}) {
+    for (const char* cls : {"random", "planted", "zero-sum"}) {
+      const ssum::problem p = ssum::generate(cls, n, n % 3 == 0 ? 14 : 40, 500 + n);
+      const ssum::solution host = ssum::solve(ssum::cpu{}, p, counting);
+      for (const std::size_t batch : {std::size_t{0}, std::size_t{1} << 12}) {
+        four_list_tuning tuning;
+        tuning.max_batch = batch;
+        const ssum::solution dev = solve_tuned(p, counting, tuning);
+        const std::string what = std::string(cls) + " n=" + std::to_string(n) + " batch=" + std::to_string(batch);
+        expect_verdict(p, dev, host.feasible, what);
+        ASSERT_TRUE(dev.count && host.count);
+        EXPECT_EQ(static_cast<std::uint64_t>(*dev.count), static_cast<std::uint64_t>(*host.count)) << what;
+      }
+    }
+  }
+}
+
+// Against the device two-list at sizes where both run many batches' worth of sums.
+TEST(CudaFourList, AgreesWithTheDeviceTwoList) {
+  SKIP_WITHOUT_DEVICE();
+  ssum::solve_options two;
+  two.algo = ssum::algorithm::two_list;
+  two.count = true;
+  for (std::size_t n : {44, 47}) {
+    for (const char* cls : {"random", "planted", "zero-sum"}) {
+      const ssum::problem p = ssum::generate(cls, n, 36, 9 + n);
+      const ssum::solution a = ssum::solve(ssum::cuda{}, p, two);
+      four_list_tuning tuning;
+      tuning.max_batch = 1 << 18;  // 2^22-2^24 sums per side: tens of batches
+      const ssum::solution b = solve_tuned(p, four_list(true), tuning);
+      const std::string what = std::string(cls) + " n=" + std::to_string(n);
+      expect_verdict(p, b, a.feasible, what);
+      EXPECT_EQ(static_cast<std::uint64_t>(*a.count), static_cast<std::uint64_t>(*b.count)) << what;
+    }
+  }
+}
+
+// One mid-size instance of each class with its count and small batches, small enough for
+// compute-sanitizer (memcheck, racecheck): n = 30, 2^15 sums per side.
+TEST(CudaFourList, MidSizeInstanceForSanitizers) {
+  SKIP_WITHOUT_DEVICE();
+  four_list_tuning tuning;
+  tuning.max_batch = 1 << 11;
+  for (const char* cls : {"random", "planted", "zero-sum"}) {
+    const ssum::problem p = ssum::generate(cls, 30, std::nullopt, 30);
+    const ssum::solution host = ssum::solve(ssum::cpu{}, p, four_list(true));
+    const ssum::solution dev = solve_tuned(p, four_list(true), tuning);
+    expect_verdict(p, dev, host.feasible, cls);
+    EXPECT_EQ(static_cast<std::uint64_t>(*dev.count), static_cast<std::uint64_t>(*host.count)) << cls;
+  }
+}
+
+// automatic on the device takes the four-list when the two lists do not fit the limit.
+TEST(CudaFourList, AutomaticTakesItWhenTheTwoListsDoNotFit) {
+  SKIP_WITHOUT_DEVICE();
+  const ssum::problem p = ssum::generate("planted", 40, std::nullopt, 4);
+  ssum::solve_options options;
+  options.memory_limit = static_cast<std::uint64_t>(ssum::detail::two_list_merging_planned_bytes(40) / 2);
+  const ssum::solution s = ssum::solve(ssum::cuda{}, p, options);
+  expect_verdict(p, s, true, "planted n=40 in half the two lists' plan");
+  EXPECT_LE(double(s.planned_bytes), double(options.memory_limit));
+  options.memory_limit = 0;
+  EXPECT_EQ(ssum::solve(ssum::cuda{}, p, options).algorithm, "two-list");
+}
+
+TEST(CudaFourList, RefusesWhatItCannotDo) {
+  SKIP_WITHOUT_DEVICE();
+  const ssum::problem wide{{INT64_MAX, INT64_MAX, INT64_MAX}, int128(INT64_MAX) * 3};
+  EXPECT_THROW(ssum::solve(ssum::cuda{}, wide, four_list()), ssum::backend_unavailable);
+  try {
+    ssum::solve(ssum::cuda{}, wide, four_list());
+  } catch (const ssum::backend_unavailable& e) {
+    EXPECT_NE(std::string(e.what()).find("below 2^64"), std::string::npos) << e.what();
+  }
+  const ssum::problem big = ssum::generate("random", 40, 20, 1);
+  ssum::solve_options tight = four_list();
+  tight.memory_limit = 1 << 16;  // not even the lists and the pools' margin
+  EXPECT_THROW(ssum::solve(ssum::cuda{}, big, tight), ssum::insufficient_memory);
+  const ssum::problem out_of_range{{1, 2, 4}, 100};
+  EXPECT_FALSE(ssum::solve(ssum::cuda{}, out_of_range, four_list()).feasible);
+  std::atomic<bool> stop{true};
+  ssum::solve_options cancelled = four_list();
+  cancelled.cancel = &stop;
+  EXPECT_THROW(ssum::solve(ssum::cuda{}, big, cancelled), ssum::interrupted);
+  // The arena is free again after the throws: a solve still works.
+  expect_verdict(big, ssum::solve(ssum::cuda{}, big, four_list()), ssum::solve(ssum::cpu{}, big).feasible,
+                 "after throws");
+}
+
+// n = 64 and 72 no-instances (even weights, odd target): the whole search at the sizes the
+// four-list is for, with the default batches. About 1 s and 10-20 s on an H200.
+TEST(CudaFourList, LargeNoInstances) {
+  SKIP_WITHOUT_DEVICE();
+  std::mt19937_64 rng(72);
+  for (std::size_t n : {64, 72}) {
+    ssum::problem parity;
+    int128 total = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      parity.weights.push_back(int128(2 * ((rng() >> 9) + 1)));  // even, below 2^56
+      total += parity.weights.back();
+    }
+    parity.target = total / 2 + 1 - (total / 2) % 2;  // odd
+    const ssum::solution s = ssum::solve(ssum::cuda{}, parity, four_list());
+    expect_verdict(parity, s, false, "parity n=" + std::to_string(n));
+    EXPECT_LT(double(s.planned_bytes), 16e9) << "n=" << n;
+  }
+  const ssum::problem planted = ssum::generate("planted", 72, std::nullopt, 72);
+  expect_verdict(planted, ssum::solve(ssum::cuda{}, planted, four_list()), true, "planted n=72");
+  ssum::release_cuda_memory();
+}
+
+}  // namespace
