@@ -144,13 +144,13 @@ void ssum_merge_plus_zero(benchmark::State& state, std::size_t n) {
                [&] { ssum::merge_generated(ssum::cuda{}, in.a, in.half, b_at, in.half, in.out); });
 }
 
-template <class T, int Threads, int Items, int MinBlocks = 1>
+template <class T, int Threads, int Items, int MinBlocks = 1, bool VectorIo = ssum::cuda_detail::merge_tuning<T>::vector_io>
 void ssum_merge_shape(benchmark::State& state, std::size_t n) {
   using namespace ssum::cuda_detail;
   inputs<T>& in = inputs<T>::get(n);
   const merge_no_values* none = nullptr;
   time_batches(state, merge_bytes<T>(n), [&] {
-    launch_merge<Threads, Items, MinBlocks>(nullptr, in.a, none, in.half, load_at<T>{in.b}, none, in.half, in.out,
+    launch_merge<Threads, Items, MinBlocks, VectorIo>(nullptr, in.a, none, in.half, load_at<T>{in.b}, none, in.half, in.out,
                                  static_cast<merge_no_values*>(nullptr), ssum::less{});
   });
   if (!in.matches_cub()) state.SkipWithError("ssum merge (this shape) differs from cub::DeviceMerge");
@@ -219,6 +219,13 @@ void register_type(std::size_t n) {
   add("merge/ssum_256x15_mb8", ssum_merge_shape<T, 256, 15, 8>);
   add("merge/ssum_256x11_mb8", ssum_merge_shape<T, 256, 11, 8>);
   add("merge/ssum_128x15_mb16", ssum_merge_shape<T, 128, 15, 16>);
+  // 16-byte loads and stores (load_tile_vectorized) on and off, whatever the type's default.
+  add("merge/ssum_256x19_scalar_io", ssum_merge_shape<T, 256, 19, 1, false>);
+  add("merge/ssum_256x19_vector_io", ssum_merge_shape<T, 256, 19, 1, true>);
+  add("merge/ssum_256x23_vector_io", ssum_merge_shape<T, 256, 23, 1, true>);
+  add("merge/ssum_256x11_scalar_io", ssum_merge_shape<T, 256, 11, 1, false>);
+  add("merge/ssum_256x11_vector_io", ssum_merge_shape<T, 256, 11, 1, true>);
+  add("merge/ssum_128x19_vector_io_mb8", ssum_merge_shape<T, 128, 19, 8, true>);
   add("merge_generated/ssum_plus_zero", ssum_merge_plus_zero<T>);
   add("pair_sums/ssum_count", ssum_count_pair_sums<T>);
 }

@@ -34,7 +34,7 @@ void cuda_merge(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, 
   device_scope on(policy.device);
   using tuning = merge_keys_tuning<T>;
   const merge_no_values* none = nullptr;
-  launch_merge<tuning::threads, tuning::items>(policy.stream, d_a, none, na, load_at<T>{d_b}, none, nb, d_out,
+  launch_merge<tuning::threads, tuning::items, 1, tuning::vector_io>(policy.stream, d_a, none, na, load_at<T>{d_b}, none, nb, d_out,
                                                static_cast<merge_no_values*>(nullptr), comp);
 }
 
@@ -48,7 +48,7 @@ void cuda_merge_by_key(const cuda& policy, const K* d_a_keys, const V* d_a_value
   if (na == 0 && nb == 0) return;
   device_scope on(policy.device);
   using tuning = merge_tuning<K>;
-  launch_merge<tuning::threads, tuning::items>(policy.stream, d_a_keys, d_a_values, na, load_at<K>{d_b_keys},
+  launch_merge<tuning::threads, tuning::items, 1, tuning::vector_io>(policy.stream, d_a_keys, d_a_values, na, load_at<K>{d_b_keys},
                                                d_b_values, nb, d_out_keys, d_out_values, comp);
 }
 
@@ -65,7 +65,7 @@ void cuda_merge_generated(const cuda& policy, const T* d_a, std::size_t na, BAt 
   device_scope on(policy.device);
   using tuning = merge_keys_tuning<T>;
   const merge_no_values* none = nullptr;
-  launch_merge<tuning::threads, tuning::items>(policy.stream, d_a, none, na, b_at, none, nb, d_out,
+  launch_merge<tuning::threads, tuning::items, 1, tuning::vector_io>(policy.stream, d_a, none, na, b_at, none, nb, d_out,
                                                static_cast<merge_no_values*>(nullptr), comp);
 }
 

@@ -23,6 +23,7 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <type_traits>
 
@@ -51,6 +52,10 @@ struct merge_tuning {
   static constexpr int threads = 256;
   static constexpr int items = sizeof(T) >= 8 ? 11 : (KeysOnly ? 19 : 15);
   static constexpr std::size_t tile = std::size_t(threads) * items;
+  // 16-byte loads and stores (load_tile_vectorized): off. Measured on the H200 in one run,
+  // uint32 at 2^28: 737 us with them against 714 us without (256 x 19); uint64 1292 vs 1240
+  // (256 x 11). The loader's extra index work costs more than the fewer load instructions save.
+  static constexpr bool vector_io = false;
 };
 template <class T>
 using merge_keys_tuning = merge_tuning<T, true>;
@@ -157,20 +162,31 @@ __device__ tile_range tile_at(std::size_t tile_id, std::size_t total, const std:
 /// both kernels' PTX differ only by that arithmetic (docs/performance.md).
 template <class BAt>
 struct b_reader;
+// raw/finish as above; base/length/reversed: where b's values lie in memory, for the
+// vectorized loader (b(j) reads base[j], or base[length - 1 - j] when reversed).
 template <class T>
 struct b_reader<load_at<T>> {
+  static constexpr bool reversed = false;
   __device__ static T raw(const load_at<T>& b, std::size_t j) { return b.data[j]; }
   __device__ static T finish(const load_at<T>&, T x) { return x; }
+  __device__ static const T* base(const load_at<T>& b) { return b.data; }
+  __device__ static std::size_t length(const load_at<T>&, std::size_t nb) { return nb; }
 };
 template <class T>
 struct b_reader<plus_constant<T>> {
+  static constexpr bool reversed = false;
   __device__ static T raw(const plus_constant<T>& b, std::size_t j) { return b.data[j]; }
   __device__ static T finish(const plus_constant<T>& b, T x) { return static_cast<T>(x + b.c); }
+  __device__ static const T* base(const plus_constant<T>& b) { return b.data; }
+  __device__ static std::size_t length(const plus_constant<T>&, std::size_t nb) { return nb; }
 };
 template <class T>
 struct b_reader<minus_reversed<T>> {
+  static constexpr bool reversed = true;
   __device__ static T raw(const minus_reversed<T>& b, std::size_t j) { return b.data[b.n - 1 - j]; }
   __device__ static T finish(const minus_reversed<T>& b, T x) { return static_cast<T>(b.t - x); }
+  __device__ static const T* base(const minus_reversed<T>& b) { return b.data; }
+  __device__ static std::size_t length(const minus_reversed<T>& b, std::size_t) { return b.n; }
 };
 
 /// s[0, count) = a[a0, a0 + na_t) followed by b[b0, ...): striped, so a warp reads 32
@@ -200,6 +216,73 @@ __device__ void load_tile(const T* a, BAt b, const tile_range& r, T* s) {
   }
 }
 
+/// Chunk c (16 bytes, V elements) of p[0, len): one vector load when it lies inside,
+/// element by element (T{} past len) for the last, partial one.
+template <int V, class T>
+__device__ __forceinline__ void load_chunk(const T* p, std::size_t len, std::size_t c, T (&v)[V]) {
+  if ((c + 1) * V <= len) {
+    const uint4 r = *reinterpret_cast<const uint4*>(p + c * V);
+    memcpy(v, &r, 16);
+  } else {
+#pragma unroll
+    for (int e = 0; e < V; ++e) v[e] = c * V + e < len ? p[c * V + e] : T{};
+  }
+}
+
+/// load_tile with 16-byte loads, for a and b's memory both 16-byte aligned: the tile's a-range
+/// and b-range are read as the aligned chunks that cover them (at most two partial chunks
+/// each), so a warp's load moves 512 bytes instead of 128; elements outside the ranges are
+/// dropped when the chunks are copied to shared memory. It quarters the load instructions of
+/// 4-byte keys but measured slower than load_tile (merge_tuning::vector_io); kept for the
+/// benchmark's comparison.
+template <int Threads, int Items, class T, class BAt>
+__device__ void load_tile_vectorized(const T* a, std::size_t na, BAt b, std::size_t nb, const tile_range& r, T* s) {
+  using reader = b_reader<BAt>;
+  constexpr int V = 16 / sizeof(T);
+  constexpr int max_chunks = (Threads * Items + V - 1) / V + 4;  // two ranges, a partial chunk at each end
+  constexpr int K = (max_chunks + Threads - 1) / Threads;
+  const T* bd = reader::base(b);
+  const std::size_t b_len = reader::length(b, nb);
+  const int na_t = r.na_t, nb_t = r.count - r.na_t;
+  // b's tile range in memory: [b_lo, b_lo + nb_t).
+  const std::size_t b_lo = reader::reversed ? b_len - r.b0 - std::size_t(nb_t) : r.b0;
+  const std::size_t ca0 = r.a0 / V, cb0 = b_lo / V;
+  const int ca = na_t > 0 ? int((r.a0 + na_t - 1) / V - ca0 + 1) : 0;
+  const int cb = nb_t > 0 ? int((b_lo + nb_t - 1) / V - cb0 + 1) : 0;
+  T v[K][V];
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const int x = k * Threads + int(threadIdx.x);
+    if (x < ca) {
+      load_chunk<V>(a, na, ca0 + x, v[k]);
+    } else if (x < ca + cb) {
+      load_chunk<V>(bd, b_len, cb0 + (x - ca), v[k]);
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    const int x = k * Threads + int(threadIdx.x);
+    if (x < ca) {
+      const std::size_t first = (ca0 + x) * V;
+#pragma unroll
+      for (int e = 0; e < V; ++e) {
+        const std::size_t idx = first + e;
+        if (idx >= r.a0 && idx < r.a0 + na_t) s[idx - r.a0] = v[k][e];
+      }
+    } else if (x < ca + cb) {
+      const std::size_t first = (cb0 + (x - ca)) * V;
+#pragma unroll
+      for (int e = 0; e < V; ++e) {
+        const std::size_t idx = first + e;
+        if (idx >= b_lo && idx < b_lo + nb_t) {
+          const std::size_t pos = reader::reversed ? b_lo + nb_t - 1 - idx : idx - b_lo;
+          s[na_t + int(pos)] = reader::finish(b, v[k][e]);
+        }
+      }
+    }
+  }
+}
+
 /// The same for values (a's, then b's).
 template <int Threads, int Items, class V>
 __device__ void load_values(const V* av, const V* bv, const tile_range& r, V* s) {
@@ -224,12 +307,12 @@ __device__ void load_values(const V* av, const V* bv, const tile_range& r, V* s)
 template <int Tile, class T, class V>
 struct merge_smem {
   static constexpr bool has_values = !std::is_same_v<V, merge_no_values>;
-  T keys[Tile];
+  alignas(16) T keys[Tile];
   std::conditional_t<has_values, V, char> values[has_values ? Tile : 1];
 };
 
 /// Output tile blockIdx.x of the stable merge of a and b. V = merge_no_values: keys only.
-template <int Threads, int Items, int MinBlocks, class T, class V, class BAt, class Compare>
+template <int Threads, int Items, int MinBlocks, bool VectorIo, class T, class V, class BAt, class Compare>
 __global__ void __launch_bounds__(Threads, MinBlocks)
     merge_tiles(const T* a, const V* av, std::size_t na, BAt b, const V* bv, std::size_t nb,
                 const std::size_t* splits, T* out, V* out_v, Compare comp) {
@@ -240,7 +323,14 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   __shared__ smem_t sm;
 
   const tile_range r = tile_at<tile>(blockIdx.x, na + nb, splits);
-  load_tile<Threads, Items>(a, b, r, sm.keys);
+  // VectorIo: 16-byte loads and stores where the pointers allow them (the same for every block).
+  const bool vector_in = VectorIo && ((reinterpret_cast<std::uintptr_t>(a) |
+                                       reinterpret_cast<std::uintptr_t>(b_reader<BAt>::base(b))) % 16 == 0);
+  if (vector_in) {
+    load_tile_vectorized<Threads, Items>(a, na, b, nb, r, sm.keys);
+  } else {
+    load_tile<Threads, Items>(a, b, r, sm.keys);
+  }
   if constexpr (has_values) load_values<Threads, Items>(av, bv, r, sm.values);
   __syncthreads();
 
@@ -290,6 +380,21 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     }
   }
   __syncthreads();
+  if constexpr (VectorIo && !has_values && (tile * sizeof(T)) % 16 == 0) {
+    // Full tiles start at a multiple of 16 bytes of an aligned output: 16-byte stores.
+    constexpr int per_chunk = 16 / sizeof(T), chunks = tile / per_chunk;
+    if (r.count == tile && reinterpret_cast<std::uintptr_t>(out) % 16 == 0) {
+#pragma unroll
+      for (int k = 0; k < (chunks + Threads - 1) / Threads; ++k) {
+        const int x = k * Threads + int(threadIdx.x);
+        if (x < chunks) {
+          *reinterpret_cast<uint4*>(out + r.d0 + std::size_t(x) * per_chunk) =
+              *reinterpret_cast<const uint4*>(sm.keys + x * per_chunk);
+        }
+      }
+      return;
+    }
+  }
 #pragma unroll
   for (int k = 0; k < Items; ++k) {
     const int x = k * Threads + int(threadIdx.x);
@@ -320,7 +425,7 @@ inline unsigned partition_blocks(std::size_t tiles) {
 
 /// The whole merge for any launch shape (merge.cu picks merge_tuning's; the benchmarks try
 /// others). Ordered on `stream`; the caller has checked the arguments.
-template <int Threads, int Items, int MinBlocks = 1, class T, class V, class BAt, class Compare>
+template <int Threads, int Items, int MinBlocks = 1, bool VectorIo = false, class T, class V, class BAt, class Compare>
 void launch_merge(cudaStream_t stream, const T* a, const V* av, std::size_t na, BAt b, const V* bv, std::size_t nb,
                   T* out, V* out_v, Compare comp) {
   if (na > SIZE_MAX - nb) throw std::invalid_argument("ssum::cuda merge: na + nb overflows");
@@ -332,7 +437,7 @@ void launch_merge(cudaStream_t stream, const T* a, const V* av, std::size_t na, 
   std::size_t* splits = scratch.as<std::size_t>();
   merge_partition<<<partition_blocks(tiles), partition_threads, 0, stream>>>(a, na, b, nb, tile, tiles, splits, comp);
   SSUM_CUDA_CHECK_LAUNCH("merge_partition");
-  merge_tiles<Threads, Items, MinBlocks><<<static_cast<unsigned>(tiles), Threads, 0, stream>>>(a, av, na, b, bv, nb, splits, out,
+  merge_tiles<Threads, Items, MinBlocks, VectorIo><<<static_cast<unsigned>(tiles), Threads, 0, stream>>>(a, av, na, b, bv, nb, splits, out,
                                                                                      out_v, comp);
   SSUM_CUDA_CHECK_LAUNCH("merge_tiles");
 }

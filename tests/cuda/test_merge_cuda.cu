@@ -114,6 +114,31 @@ TYPED_TEST(CudaMerge, MatchesStdMergeAtEdgeSizes) {
   }
 }
 
+// 16-byte loads and stores are taken only where the pointers allow them: inputs and output
+// off alignment in every combination give the same merge.
+TYPED_TEST(CudaMerge, OffsetPointersMatchStdMerge) {
+  SKIP_WITHOUT_DEVICE();
+  using T = TypeParam;
+  const std::size_t t = keys_tile_of<T>();
+  std::uint64_t seed = 900;
+  for (const auto& [na, nb] : std::vector<std::pair<std::size_t, std::size_t>>{{1, 1}, {t - 1, t + 2}, {3 * t + 5, 7}, {100003, 77777}}) {
+    const std::vector<T> a = sorted_random<T>(na + 3, seed++, 50), b = sorted_random<T>(nb + 3, seed++, 50);
+    device_array<T> d_a(a), d_b(b), d_out(na + nb + 3);
+    for (int oa : {0, 1, 3}) {
+      for (int ob : {0, 2}) {
+        for (int oo : {0, 1}) {
+          std::vector<T> expect(na + nb);
+          std::merge(a.begin() + oa, a.begin() + oa + na, b.begin() + ob, b.begin() + ob + nb, expect.begin(), ssum::less{});
+          ssum::merge(ssum::cuda{}, d_a.ptr + oa, na, d_b.ptr + ob, nb, d_out.ptr + oo, ssum::less{});
+          const std::vector<T> all = d_out.to_host();
+          const std::vector<T> got(all.begin() + oo, all.begin() + oo + na + nb);
+          EXPECT_TRUE(same_bits(got, expect)) << "offsets " << oa << "/" << ob << "/" << oo << " na=" << na << " nb=" << nb;
+        }
+      }
+    }
+  }
+}
+
 // Inputs from disjoint or interleaved value ranges: whole tiles from one input.
 TYPED_TEST(CudaMerge, DisjointAndAllEqualInputs) {
   SKIP_WITHOUT_DEVICE();
