@@ -117,11 +117,12 @@ __global__ void __launch_bounds__(Threads, MinBlocks) scan_tiles(const In* in, O
 template <class T>
 struct vectorized_scan_tuning {
   // Measured on the H200 (bench_scan_cuda's vec_ rows, docs/performance.md): 128 threads x
-  // 8 vectors (32 int32, 16 KiB tiles) and 128 x 6 (12 int64), 6 blocks per SM, beat 256 x 4,
-  // 256 x 6 and 512 x 4; persistent blocks that prefetched their next tile were 2x slower.
+  // 8 vectors (32 int32 at 6 blocks per SM, 16 int64 at 4; 16 KiB tiles) beat 256 x 4,
+  // 256 x 6, 512 x 4 and 64 x 8; persistent blocks that prefetched their next tile were 2x
+  // slower.
   static constexpr int threads = 128;
-  static constexpr int vectors = sizeof(T) >= 8 ? 6 : 8;
-  static constexpr int min_blocks = 6;
+  static constexpr int vectors = 8;
+  static constexpr int min_blocks = sizeof(T) >= 8 ? 4 : 6;
   static constexpr int flags = scan_variant::backoff | scan_variant::streaming;
 };
 
