@@ -30,4 +30,9 @@ void cuda_self_test(int device = 0);
 /// the next solve allocates again. Without CUDA: does nothing. Throws ssum::cuda_error.
 void release_cuda_memory();
 
+/// Bytes of device memory the CUDA solvers keep now, over all devices (0 after
+/// release_cuda_memory(), and without CUDA). Unlike the device's free memory, other processes
+/// do not change it.
+std::size_t cuda_memory_kept();
+
 }  // namespace ssum

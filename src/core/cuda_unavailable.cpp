@@ -14,6 +14,8 @@ void cuda_self_test(int) { throw backend_unavailable("this build of ssum has no 
 
 void release_cuda_memory() {}
 
+std::size_t cuda_memory_kept() { return 0; }
+
 namespace detail {
 solution solve_two_list_cuda(const cuda&, const problem&, const solve_options&) {
   throw backend_unavailable("this build of ssum has no CUDA backend");

@@ -38,4 +38,12 @@ void release_cuda_memory() {
   }
 }
 
+std::size_t cuda_memory_kept() {
+  detail::arena& a = detail::arena::instance();
+  std::lock_guard<std::mutex> hold(a.table_lock);
+  std::size_t total = 0;
+  for (const auto& [device, slot] : a.slots) total += slot.bytes.load();
+  return total;
+}
+
 }  // namespace ssum

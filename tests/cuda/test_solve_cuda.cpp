@@ -106,10 +106,11 @@ TEST(CudaSolve, KeepsAndReleasesItsDeviceMemory) {
   const ssum::problem p = ssum::generate("planted", 44, 30, 5);  // lists of 2^22 sums: 80 MiB
   const ssum::solution first = ssum::solve(ssum::cuda{}, p);
   expect_verdict(p, first, true, "first solve");
-  const std::size_t held = ssum::cuda_devices().front().free_memory;
+  // The solver's own account: the device's free memory also moves with other processes
+  // (ctest runs the huge-list tests beside this one).
+  EXPECT_GE(double(ssum::cuda_memory_kept()), double(first.planned_bytes));
   ssum::release_cuda_memory();
-  const std::size_t released = ssum::cuda_devices().front().free_memory;
-  EXPECT_GE(double(released), double(held) + 0.9 * double(first.planned_bytes));
+  EXPECT_EQ(ssum::cuda_memory_kept(), 0u);
   const ssum::solution again = ssum::solve(ssum::cuda{}, p);
   expect_verdict(p, again, true, "after release");
   EXPECT_EQ(again.subset, first.subset);
