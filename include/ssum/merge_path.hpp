@@ -9,13 +9,7 @@
 // No CUDA header is needed.
 #include <cstddef>
 
-#ifndef SSUM_HOST_DEVICE
-#if defined(__CUDACC__)
-#define SSUM_HOST_DEVICE __host__ __device__
-#else
-#define SSUM_HOST_DEVICE
-#endif
-#endif
+#include "ssum/detail/host_device.hpp"
 
 namespace ssum {
 

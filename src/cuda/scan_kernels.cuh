@@ -165,14 +165,33 @@ __device__ __forceinline__ void load_vectorized_tile(const T* in, std::size_t n,
   }
 }
 
-// One block per tile.
+// The same positions written back (guarded for the last tile).
+template <int Threads, int Vectors, int Flags, class T, int V>
+__device__ __forceinline__ void store_vectorized_tile(T* out, std::size_t n, std::size_t tile_id, const T (&v)[Vectors][V]) {
+  constexpr std::size_t tile = std::size_t{Threads} * Vectors * V;
+  const int lane = static_cast<int>(threadIdx.x) % warp_size, warp = static_cast<int>(threadIdx.x) / warp_size;
+  const std::size_t run = tile_id * tile + std::size_t(warp) * warp_size * Vectors * V;
+  if (n - tile_id * tile >= tile) {
+#pragma unroll
+    for (int k = 0; k < Vectors; ++k) store_vector<Flags>(out + run + k * warp_size * V + lane * V, v[k]);
+  } else {
+#pragma unroll
+    for (int k = 0; k < Vectors; ++k) {
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        const std::size_t i = run + k * warp_size * V + lane * V + j;
+        if (i < n) out[i] = v[k][j];
+      }
+    }
+  }
+}
+
+// One block per tile (see vectorized_scan_tuning).
 template <int Threads, int Vectors, int MinBlocks, int Flags, class T, class Op>
 __global__ void __launch_bounds__(Threads, MinBlocks)
     scan_tiles_vectorized(const T* in, T* out, std::size_t n, Op op, scan_params<T> p) {
   constexpr int V = 16 / sizeof(T);
-  constexpr int items = Vectors * V;
   constexpr int warps = Threads / warp_size;
-  constexpr std::size_t tile = std::size_t{Threads} * items;
   constexpr unsigned all_lanes = 0xffffffffu;
   static_assert(warps <= warp_size, "one warp scans the warp totals");
   __shared__ T s_warp_total[warps];
@@ -247,20 +266,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     }
   }
 
-  const std::size_t run = tile_id * tile + std::size_t(warp) * warp_size * items;
-  if (n - tile_id * tile >= tile) {
-#pragma unroll
-    for (int k = 0; k < Vectors; ++k) store_vector<Flags>(out + run + k * warp_size * V + lane * V, v[k]);
-  } else {
-#pragma unroll
-    for (int k = 0; k < Vectors; ++k) {
-#pragma unroll
-      for (int j = 0; j < V; ++j) {
-        const std::size_t i = run + k * warp_size * V + lane * V + j;
-        if (i < n) out[i] = v[k][j];
-      }
-    }
-  }
+  store_vectorized_tile<Threads, Vectors, Flags>(out, n, tile_id, v);
 }
 
 template <int Threads, int Vectors, int MinBlocks, int Flags, class T, class Op>
