@@ -5,6 +5,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ssum/int128.hpp"
@@ -37,6 +38,19 @@ inline std::uint64_t brute_force_count(const ssum::problem& p) {
   }
   if (p.zero_sum()) --count;  // the empty subset does not count
   return count;
+}
+
+// Zero-sum weight sets (no target) and whether a non-empty subset sums to 0: the empty
+// subset alone, sharing its half- or quarter-sums with other subsets, or beside other
+// solutions. The four-list tests of both backends walk them.
+inline const std::vector<std::pair<std::vector<std::int64_t>, bool>>& zero_sum_shapes() {
+  static const std::vector<std::pair<std::vector<std::int64_t>, bool>> shapes = {
+      {{3, 9}, false},          {{-3, -9}, false},        {{3, -3}, true},             {{0}, true},
+      {{-5, 7, 11, 2}, false},  {{-5, 5, -5, 5}, true},   {{-1, -2, 3, 100}, true},    {{7, -7, 1, 2, 4}, true},
+      {{-4, 1, 1, 1, 1}, true}, {{}, false},              {{-1, -1, -1, -1, 4}, true}, {{5, -5, 0, 0, 0, 0}, true},
+      {{-6, -2, 1, 3, 8, 9, 10, 11}, true}, {{-2, -2, 1, 1, 1, 1, 9, 9}, true},
+  };
+  return shapes;
 }
 
 inline std::string describe(const ssum::problem& p) {

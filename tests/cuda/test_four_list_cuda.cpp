@@ -110,14 +110,8 @@ TEST(CudaFourList, EverySmallSizeManySeeds) {
 // The empty subset's quadruple alone, sharing its sums, or beside other matches in its batch.
 TEST(CudaFourList, ZeroSumTrivialQuadruple) {
   SKIP_WITHOUT_DEVICE();
-  const std::vector<std::pair<std::vector<std::int64_t>, bool>> cases = {
-      {{3, 9}, false},          {{-3, -9}, false},        {{3, -3}, true},             {{0}, true},
-      {{-5, 7, 11, 2}, false},  {{-5, 5, -5, 5}, true},   {{-1, -2, 3, 100}, true},    {{7, -7, 1, 2, 4}, true},
-      {{-4, 1, 1, 1, 1}, true}, {{}, false},              {{-1, -1, -1, -1, 4}, true}, {{5, -5, 0, 0, 0, 0}, true},
-      {{-6, -2, 1, 3, 8, 9, 10, 11}, true}, {{-2, -2, 1, 1, 1, 1, 9, 9}, true},
-  };
   for (int tune = 0; tune < 3; ++tune) {
-    for (const auto& [w, feasible] : cases) {
+    for (const auto& [w, feasible] : ssum_test::zero_sum_shapes()) {
       const ssum::problem p = ssum_test::make_problem(w, std::nullopt);
       ASSERT_EQ(brute_force_count(p) > 0, feasible) << "bad expectation: " << describe(p);
       const ssum::solution s = solve_tuned(p, four_list(tune == 2), tuning_for(tune));
