@@ -206,7 +206,7 @@ solution two_list_by_merging(const Policy& policy, Memory& memory, const problem
 
   if (found) {
     t0 = clock_type::now();
-    result.subset = recover_subset(inst, found_a, found_b);
+    result.subset = recover_subset(inst, found_a, found_b, true);  // the host is idle meanwhile
     result.feasible = true;
     result.seconds.recover = seconds_since(t0);
     report(options, "recover", 1.0);

@@ -380,7 +380,7 @@ solution solve_flipped(const cpu& policy, const flipped_instance<Sum>& inst, con
     t0 = clock_type::now();
     list_a.reset();
     list_b.reset();
-    result.subset = recover_subset(inst, found_a, found_b);
+    result.subset = recover_subset(inst, found_a, found_b, threads > 1);
     result.feasible = true;
     result.seconds.recover = seconds_since(t0);
     report(options, "recover", 1.0);
