@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cub/device/device_merge.cuh>
 #include <cub/device/device_radix_sort.cuh>
+#include <limits>
 #include <memory>
 #include <string>
 
@@ -197,6 +198,21 @@ void ssum_count_pair_sums(benchmark::State& state, std::size_t n) {
   });
 }
 
+// find_pair_sum over the same halves with t = 2^63 - 1: every b takes part and a match is
+// unlikely (about 2^-9 at 2^28 keys), so the whole walk runs, as in the solver's no-instances;
+// "found" says when one was hit anyway. Any tile shape; bytes: each key read once.
+template <class T, int Threads = ssum::cuda_detail::pair_sum_tuning<T>::threads,
+          int Items = ssum::cuda_detail::pair_sum_tuning<T>::items>
+void ssum_find_pair_sum_shape(benchmark::State& state, std::size_t n) {
+  inputs<T>& in = inputs<T>::get(n);
+  const T t = static_cast<T>(std::numeric_limits<T>::max() >> 1);
+  unsigned found = 0;
+  time_batches(state, n * sizeof(T), [&] {
+    found = ssum::cuda_detail::launch_pair_sums<Threads, Items, true>(nullptr, in.a, in.half, in.b, in.half, t).found;
+  });
+  state.counters["found"] = found;
+}
+
 template <class T>
 void register_type(std::size_t n) {
   const auto add = [n](const std::string& what, void (*fn)(benchmark::State&, std::size_t)) {
@@ -228,6 +244,15 @@ void register_type(std::size_t n) {
   add("merge/ssum_128x19_vector_io_mb8", ssum_merge_shape<T, 128, 19, 8, true>);
   add("merge_generated/ssum_plus_zero", ssum_merge_plus_zero<T>);
   add("pair_sums/ssum_count", ssum_count_pair_sums<T>);
+  if constexpr (sizeof(T) == 8) {  // 4-byte keys at these sizes always hold a match
+    add("pair_sums/ssum_find", ssum_find_pair_sum_shape<T>);
+    add("pair_sums/ssum_find_256x11", ssum_find_pair_sum_shape<T, 256, 11>);
+    add("pair_sums/ssum_find_256x16", ssum_find_pair_sum_shape<T, 256, 16>);
+    add("pair_sums/ssum_find_256x23", ssum_find_pair_sum_shape<T, 256, 23>);
+    add("pair_sums/ssum_find_128x24", ssum_find_pair_sum_shape<T, 128, 24>);
+    add("pair_sums/ssum_find_128x32", ssum_find_pair_sum_shape<T, 128, 32>);
+    add("pair_sums/ssum_find_512x11", ssum_find_pair_sum_shape<T, 512, 11>);
+  }
 }
 
 void register_all() {

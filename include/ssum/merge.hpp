@@ -116,14 +116,15 @@ std::uint64_t count_pair_sums(const cpu& policy, const T* a, std::size_t na, con
 // Scheme (src/cuda/merge_kernels.cuh): merge path on the GPU (Odeh et al. 2012; Green, McColl
 // and Bader, "GPU Merge Path", 2012). One kernel finds where each output tile of
 // threads x items elements (256 x 19 for key-only merges of 4-byte keys, 256 x 15 for
-// merge_by_key and the pair sums of 4-byte keys, 256 x 11 for 8-byte keys) starts in a, by
-// merge_path_split; a second merges each tile in shared memory (coalesced loads, generated b
-// computed while loading, one merge_path_split per thread, Items sequential steps, staged
-// coalesced stores). Scratch: 8 bytes per tile (under 0.1% of the data), from the
-// stream-ordered pool. The pair searches walk the merge of A with C = t - B reversed with the
-// same tiles; runs of equal values that cross tiles are counted once (see the kernels).
-// find_pair_sum checks a stop flag once per tile, so tiles that start after a match leave at
-// once; which match it returns may differ run to run.
+// merge_by_key, 256 x 11 for 8-byte keys) starts in a, one warp per tile testing 32 places
+// at a time; a second merges each tile in shared memory (coalesced loads, generated b
+// computed while loading, one split per thread, Items sequential steps, staged coalesced
+// stores). Scratch: 8 bytes per tile (under 0.1% of the data), from the stream-ordered pool.
+// The pair searches walk the merge of A with C = t - B reversed with the same scheme and
+// tiles of their own (256 x 23 for 8-byte keys, 256 x 15 for 4-byte); runs of equal values
+// that cross tiles are counted once (see the kernels). find_pair_sum checks a stop flag once
+// per tile, so tiles that start after a known match leave at once; the match it returns is
+// always the one with the smallest a index (and that a's first partner), run to run.
 // Limits: fewer than 2^31 tiles (over 5 x 10^12 outputs); outputs must not overlap inputs.
 // Null device pointers for a non-empty range, and a minus_reversed with n < nb, throw
 // std::invalid_argument; CUDA failures throw ssum::cuda_error.

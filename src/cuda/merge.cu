@@ -71,66 +71,13 @@ void cuda_merge_generated(const cuda& policy, const T* d_a, std::size_t na, BAt 
 
 namespace {
 
-/// Which b's can take part in an exact a + b == t (a within T): b <= bound, or b >= bound
-/// when from_lower (cpu_pair_sum_clip's rule, the search left to the device).
-template <class T>
-struct pair_sum_bound {
-  bool from_lower;
-  T bound;
-};
-
-template <class T>
-pair_sum_bound<T> pair_sum_bound_for(T t) {
-  using lim = std::numeric_limits<T>;
-  if constexpr (std::is_unsigned_v<T>) {
-    return {false, t};  // t - b must not wrap: b <= t
-  } else if (t >= 0) {
-    return {true, static_cast<T>(t - lim::max())};  // t - b <= max: b >= t - max
-  } else {
-    return {false, static_cast<T>(t - lim::min())};  // t - b >= min: b <= t - min
-  }
-}
-
-/// The pair-sum walk: clip b, partition A against C, then the tiles (Find or count). Returns
-/// the state after the stream has finished.
+/// The pair-sum walk with pair_sum_tuning's tiles on the policy's device and stream.
 template <bool Find, class T>
 cuda_detail::pair_sum_state pair_sum_run(const cuda& policy, const T* d_a, std::size_t na, const T* d_b,
                                          std::size_t nb, T t) {
-  using namespace cuda_detail;
-  using tuning = merge_tuning<T>;
-  device_scope on(policy.device);
-  const cudaStream_t stream = policy.stream;
-  if (na > SIZE_MAX - nb) throw std::invalid_argument("ssum::cuda pair sums: na + nb overflows");
-  // C's length (after clipping) is known only on the device: size the grid for all of b.
-  const std::size_t tiles = merge_tiles_for(na + nb, tuning::tile);
-
-  // Memory plan: the state, clip = {lo, hi}, then tiles + 1 boundaries.
-  const std::size_t state_bytes = (sizeof(pair_sum_state) + 15) / 16 * 16;
-  const std::size_t clip_bytes = 2 * sizeof(std::size_t);
-  device_buffer scratch(state_bytes + clip_bytes + merge_scratch_bytes(tiles), stream);
-  pair_sum_state* state = scratch.as<pair_sum_state>();
-  std::size_t* clip = scratch.as<std::size_t>(state_bytes);
-  std::size_t* splits = scratch.as<std::size_t>(state_bytes + clip_bytes);
-  SSUM_CUDA_CHECK(cudaMemsetAsync(state, 0, sizeof(pair_sum_state), stream));
-
-  const pair_sum_bound<T> bound = pair_sum_bound_for(t);
-  pair_sum_clip<<<1, 1, 0, stream>>>(d_b, nb, bound.from_lower, bound.bound, clip);
-  SSUM_CUDA_CHECK_LAUNCH("pair_sum_clip");
-  pair_sum_partition<<<partition_blocks(tiles), partition_threads, 0, stream>>>(d_a, na, d_b, t, clip, tuning::tile,
-                                                                                tiles, splits);
-  SSUM_CUDA_CHECK_LAUNCH("pair_sum_partition");
-  pair_sum_tiles<tuning::threads, tuning::items, Find>
-      <<<static_cast<unsigned>(tiles), tuning::threads, 0, stream>>>(d_a, na, d_b, t, clip, splits, state);
-  SSUM_CUDA_CHECK_LAUNCH("pair_sum_tiles");
-  if constexpr (Find) {
-    pair_sum_locate<<<1, 1, 0, stream>>>(d_a, d_b, nb, t, state);
-    SSUM_CUDA_CHECK_LAUNCH("pair_sum_locate");
-  }
-
-  pair_sum_state host{};
-  SSUM_CUDA_CHECK(cudaMemcpyAsync(&host, state, sizeof host, cudaMemcpyDeviceToHost, stream));
-  SSUM_CUDA_CHECK(cudaStreamSynchronize(stream));
-  return host;
+  using tuning = cuda_detail::pair_sum_tuning<T>;
+  cuda_detail::device_scope on(policy.device);
+  return cuda_detail::launch_pair_sums<tuning::threads, tuning::items, Find>(policy.stream, d_a, na, d_b, nb, t);
 }
 
 }  // namespace

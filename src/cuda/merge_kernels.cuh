@@ -8,8 +8,8 @@
 //                    tile k (diagonal k * Tile, Tile = Threads x Items) starts in a.
 //   merge_tiles      one block per tile: its a-range and b-range (b computed on the fly when
 //                    generated) are loaded into shared memory side by side, coalesced; each
-//                    thread finds its own diagonal (Items outputs) there with merge_path_split
-//                    again and merges Items elements sequentially (ties take a: stable); the
+//                    thread finds its own diagonal (Items outputs) there with the same split on
+//                    32-bit offsets (tile_split) and merges Items elements sequentially (ties take a: stable); the
 //                    results are staged in shared memory and written out coalesced.
 //
 // The equal-pairs search walks the merge of A with C = (t - B reversed) with the same
@@ -24,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <type_traits>
 
@@ -60,6 +61,19 @@ struct merge_tuning {
 template <class T>
 using merge_keys_tuning = merge_tuning<T, true>;
 
+/// The pair-sum walk's tile (find_pair_sum, count_pair_sums): its own shape, since the walk
+/// has no output to stage and is bound by instructions and shared-memory reads
+/// (pair_sum_tiles), so a larger tile that spreads each thread's split over more steps pays.
+/// H200, find over 2 x 2^27 uint64 (whole walk), one run: 256 x 23 754 us, 128 x 24 799,
+/// 256 x 16 873, 128 x 32 875, 256 x 11 922, 512 x 11 943 (256 x 23 fills the 48 KiB of
+/// static shared memory). 4-byte keys keep merge_tuning's 256 x 15 (not measured otherwise).
+template <class T>
+struct pair_sum_tuning {
+  static constexpr int threads = 256;
+  static constexpr int items = sizeof(T) >= 8 ? 23 : 15;
+  static constexpr std::size_t tile = std::size_t(threads) * items;
+};
+
 /// The Value type of key-only merges; never dereferenced.
 struct merge_no_values {};
 
@@ -74,32 +88,45 @@ constexpr int partition_threads = 256;
 
 // ---- small device searches -------------------------------------------------------------
 
-/// First k in [lo, hi) with !(s[k] < v) (std::lower_bound), s ascending.
-template <class It, class T>
-__device__ std::size_t lower_bound_at(It s, std::size_t lo, std::size_t hi, const T& v) {
+/// merge_path_split inside one tile in shared memory (a = sa[0, na), b = sb[0, nb)): int
+/// offsets, so the binary search's index arithmetic is 32-bit rather than std::size_t's.
+template <class T, class Compare>
+__device__ __forceinline__ int tile_split(const T* sa, int na, const T* sb, int nb, int diag, Compare comp) {
+  int lo = max(diag - nb, 0), hi = min(diag, na);
   while (lo < hi) {
-    const std::size_t mid = lo + (hi - lo) / 2;
-    if (s[mid] < v) {
-      lo = mid + 1;
-    } else {
+    const int mid = (lo + hi) >> 1;
+    if (comp(sb[diag - 1 - mid], sa[mid])) {  // ties go to a, as merge_path_split
       hi = mid;
+    } else {
+      lo = mid + 1;
     }
   }
   return lo;
 }
 
-/// First k in [lo, hi) with v < s[k] (std::upper_bound), s ascending.
-template <class It, class T>
-__device__ std::size_t upper_bound_at(It s, std::size_t lo, std::size_t hi, const T& v) {
-  while (lo < hi) {
-    const std::size_t mid = lo + (hi - lo) / 2;
-    if (v < s[mid]) {
-      hi = mid;
+/// Given s[i - 1] == v (i > 0) and s ascending: the first k with s[k] == v. Gallops back from
+/// i - 1, so a run of length L costs O(log L) reads: one for the usual run of one, where a
+/// binary search over [0, i) chains a dozen dependent shared reads.
+template <class T>
+__device__ int run_start_before(const T* s, int i, const T& v) {
+  int hi = i - 1, lo = -1, step = 1;  // s[hi] == v; s[lo] < v (lo = -1: none)
+  while (hi - step >= 0) {
+    if (s[hi - step] < v) {
+      lo = hi - step;
+      break;
+    }
+    hi -= step;
+    step *= 2;
+  }
+  while (hi - lo > 1) {  // the first v lies in (lo, hi]
+    const int mid = lo + (hi - lo) / 2;
+    if (s[mid] < v) {
+      lo = mid;
     } else {
-      lo = mid + 1;
+      hi = mid;
     }
   }
-  return lo;
+  return hi;
 }
 
 /// Given c(j) == v and c ascending on [0, n): the first e > j with v < c(e), or n. Galloping,
@@ -129,14 +156,91 @@ __device__ std::size_t run_end_at(const CAt& c, std::size_t j, std::size_t n, co
 
 // ---- partition ------------------------------------------------------------------------
 
+/// The first k in [lo, hi) with pred(k), or hi; pred false then true over [lo, hi). Searched
+/// by a whole warp (every lane calls it, every lane gets the answer): each round the 32 lanes
+/// test 32 evenly spaced candidates and the ballot keeps the stretch between the last false
+/// and the first true one, so 2^27 candidates take 6 rounds of dependent loads instead of a
+/// binary search's 27. The partition kernels are bound by that latency (one search per tile,
+/// all in flight at once), not by the loads' number.
+template <class Pred>
+__device__ std::size_t warp_partition_point(std::size_t lo, std::size_t hi, Pred pred) {
+  const std::size_t lane = threadIdx.x % 32;
+  while (lo < hi) {
+    const std::size_t len = hi - lo;
+    const std::size_t step = len >= 32 ? len / 32 : 1, probes = len >= 32 ? 32 : len;
+    const std::size_t probe = lo + (lane + 1) * step - 1;  // the last one, lo + 32 * step - 1, is < hi
+    const unsigned ballot = __ballot_sync(0xffffffffu, lane < probes && pred(probe));
+    if (ballot == 0) {
+      lo += probes * step;  // every probe false: the answer lies past the last one (fewer than 32 left)
+    } else {
+      const std::size_t f = std::size_t(__ffs(ballot) - 1);
+      hi = lo + (f + 1) * step - 1;  // probe f is true
+      lo += f * step;                // just past probe f - 1, which is false (or the old lo)
+    }
+  }
+  return lo;
+}
+
+/// merge_path_split (ssum/merge_path.hpp) by one warp.
+template <class AIt, class BAt, class Compare>
+__device__ std::size_t warp_merge_path_split(AIt a, std::size_t na, BAt b, std::size_t nb, std::size_t diagonal,
+                                             Compare comp) {
+  if (diagonal > na + nb) diagonal = na + nb;
+  const std::size_t lo = diagonal > nb ? diagonal - nb : 0, hi = diagonal < na ? diagonal : na;
+  // a[mid] is among the first `diagonal` outputs unless b(diagonal - 1 - mid) < a[mid].
+  return warp_partition_point(lo, hi, [&](std::size_t mid) { return comp(b(diagonal - 1 - mid), a[mid]); });
+}
+
+/// The partition of one warp: splits[k] for the diagonals k * tile, k in [k0, k0 + group)
+/// and k <= tiles, k0 = group x (the warp's index). group = 1: one cooperative search per
+/// split. group = 32: cooperative searches for the group's first and last split only, then
+/// each lane searches its own split between those two (merge path splits ascend with the
+/// diagonal), in a window of 32 tiles that stays in L2. With tens of thousands of tiles the
+/// cooperative search's 32 loads per round cost more than their latency saves (H200, uint32
+/// merge at 2^28: a partition of one cooperative search per split took about 300 us, one
+/// thread's binary search per split 85 us); with few tiles the latency is all there is.
+template <class AIt, class BAt, class Compare>
+__device__ void warp_partition(AIt a, std::size_t na, BAt b, std::size_t nb, std::size_t tile, std::size_t tiles,
+                               int group, std::size_t* splits, Compare comp) {
+  const std::size_t k0 = (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32 * std::size_t(group);
+  if (k0 > tiles) return;  // whole warps
+  const std::size_t k_last = k0 + std::size_t(group) - 1 < tiles ? k0 + std::size_t(group) - 1 : tiles;
+  const std::size_t s0 = warp_merge_path_split(a, na, b, nb, k0 * tile, comp);
+  const std::size_t s1 = group > 1 ? warp_merge_path_split(a, na, b, nb, k_last * tile, comp) : s0;
+  const std::size_t k = k0 + threadIdx.x % 32;
+  if (k > k_last) return;
+  const std::size_t d = k * tile < na + nb ? k * tile : na + nb;  // past the end: clamped
+  std::size_t lo = d > nb ? d - nb : 0, hi = d < na ? d : na;
+  lo = lo > s0 ? lo : s0;
+  hi = hi < s1 ? hi : s1;
+  while (lo < hi) {  // merge_path_split's search, inside [s0, s1]
+    const std::size_t mid = lo + (hi - lo) / 2;
+    if (comp(b(d - 1 - mid), a[mid])) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  splits[k] = lo;
+}
+
+/// Splits per warp for a partition of `tiles` tiles (see warp_partition): one while a warp
+/// per split fits the device about once (4096 warps: 2^24 4-byte keys), 32 beyond.
+inline int partition_group(std::size_t tiles) { return tiles < 4096 ? 1 : 32; }
+
+/// Blocks of the partition kernels: one warp for each `group` of the tiles + 1 splits.
+inline unsigned partition_blocks(std::size_t tiles, int group) {
+  constexpr std::size_t warps_per_block = partition_threads / 32;
+  const std::size_t warps = (tiles + 1 + std::size_t(group) - 1) / std::size_t(group);
+  return static_cast<unsigned>((warps + warps_per_block - 1) / warps_per_block);
+}
+
 /// splits[k] = where output tile k starts in a, for k in [0, tiles] (splits[tiles] = na).
 template <class T, class BAt, class Compare>
 __global__ void __launch_bounds__(partition_threads)
-    merge_partition(const T* a, std::size_t na, BAt b, std::size_t nb, std::size_t tile, std::size_t tiles,
+    merge_partition(const T* a, std::size_t na, BAt b, std::size_t nb, std::size_t tile, std::size_t tiles, int group,
                     std::size_t* splits, Compare comp) {
-  const std::size_t k = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (k > tiles) return;
-  splits[k] = merge_path_split(a, na, b, nb, k * tile, comp);  // k * tile past the end: clamped
+  warp_partition(a, na, b, nb, tile, tiles, group, splits, comp);
 }
 
 // ---- one tile -------------------------------------------------------------------------
@@ -339,8 +443,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   const int na_t = r.na_t, nb_t = r.count - r.na_t, last = r.count - 1;
   const int diag = min(int(threadIdx.x) * Items, r.count);
   const int n_out = min(Items, r.count - diag);
-  const auto sb = [sk, na_t](std::size_t j) { return sk[na_t + j]; };
-  int i = static_cast<int>(merge_path_split(sk, std::size_t(na_t), sb, std::size_t(nb_t), std::size_t(diag), comp));
+  int i = tile_split(sk, na_t, sk + na_t, nb_t, diag, comp);
   int j = diag - i;
   T key[Items];
   int src[Items];  // where key k sits in shared memory (a's at [0, na_t), b's after): for values
@@ -419,9 +522,6 @@ inline std::size_t merge_tiles_for(std::size_t total, std::size_t tile) {
   return tiles;
 }
 
-inline unsigned partition_blocks(std::size_t tiles) {
-  return static_cast<unsigned>((tiles + 1 + partition_threads - 1) / partition_threads);
-}
 
 /// The whole merge for any launch shape (merge.cu picks merge_tuning's; the benchmarks try
 /// others). Ordered on `stream`; the caller has checked the arguments.
@@ -435,7 +535,9 @@ void launch_merge(cudaStream_t stream, const T* a, const V* av, std::size_t na, 
   const std::size_t tiles = merge_tiles_for(total, tile);
   device_buffer scratch(merge_scratch_bytes(tiles), stream);
   std::size_t* splits = scratch.as<std::size_t>();
-  merge_partition<<<partition_blocks(tiles), partition_threads, 0, stream>>>(a, na, b, nb, tile, tiles, splits, comp);
+  const int group = partition_group(tiles);
+  merge_partition<<<partition_blocks(tiles, group), partition_threads, 0, stream>>>(a, na, b, nb, tile, tiles, group,
+                                                                                    splits, comp);
   SSUM_CUDA_CHECK_LAUNCH("merge_partition");
   merge_tiles<Threads, Items, MinBlocks, VectorIo><<<static_cast<unsigned>(tiles), Threads, 0, stream>>>(a, av, na, b, bv, nb, splits, out,
                                                                                      out_v, comp);
@@ -479,44 +581,54 @@ struct pair_sum_state {
 };
 
 /// clip = {lo, hi}: b[lo, hi) are the b's with t - b representable. The bound is computed on
-/// the host (pair_sum_bound in merge.cu); one thread searches b.
+/// the host (pair_sum_bound_for); one warp searches b.
 template <class T>
 __global__ void pair_sum_clip(const T* b, std::size_t nb, bool from_lower, T bound, std::size_t* clip) {
-  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  if (blockIdx.x != 0 || threadIdx.x >= 32) return;
+  std::size_t lo = 0, hi = nb;
   if (from_lower) {  // keep b >= bound
-    clip[0] = lower_bound_at(b, 0, nb, bound);
-    clip[1] = nb;
+    lo = warp_partition_point(0, nb, [&](std::size_t k) { return !(b[k] < bound); });
   } else {  // keep b <= bound
-    clip[0] = 0;
-    clip[1] = upper_bound_at(b, 0, nb, bound);
+    hi = warp_partition_point(0, nb, [&](std::size_t k) { return bound < b[k]; });
+  }
+  if (threadIdx.x == 0) {
+    clip[0] = lo;
+    clip[1] = hi;
   }
 }
 
 /// After a find: i = the smallest a index with a match, j = the first b with a[i] + b[j] == t
-/// (one thread; b ascending, and the partner exists).
+/// (one warp; b ascending, and the partner exists).
 template <class T>
 __global__ void pair_sum_locate(const T* a, const T* b, std::size_t nb, T t, pair_sum_state* state) {
-  if (blockIdx.x != 0 || threadIdx.x != 0 || state->found == 0u) return;
+  if (blockIdx.x != 0 || threadIdx.x >= 32 || state->found == 0u) return;
   const std::size_t i = static_cast<std::size_t>(~state->not_i);
   // t - a[i] equals a stored b, so it is representable: no overflow.
   const T need = static_cast<T>(t - a[i]);
-  state->i = i;
-  state->j = lower_bound_at(b, 0, nb, need);
+  const std::size_t j = warp_partition_point(0, nb, [&](std::size_t k) { return !(b[k] < need); });
+  if (threadIdx.x == 0) {
+    state->i = i;
+    state->j = j;
+  }
 }
 
 /// merge_partition over A and C, once C's length is known on the device.
 template <class T>
 __global__ void __launch_bounds__(partition_threads)
     pair_sum_partition(const T* a, std::size_t na, const T* b, T t, const std::size_t* clip, std::size_t tile,
-                       std::size_t tiles, std::size_t* splits) {
-  const std::size_t k = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (k > tiles) return;
+                       std::size_t tiles, int group, std::size_t* splits) {
   const std::size_t hi = clip[1], nc = hi - clip[0];
-  splits[k] = merge_path_split(a, na, minus_reversed<T>{b, hi, t}, nc, k * tile, less{});
+  warp_partition(a, na, minus_reversed<T>{b, hi, t}, nc, tile, tiles, group, splits, less{});
 }
 
 /// Tile blockIdx.x of the walk over the merge of A and C: counts the pairs (Find = false),
 /// or records one match and lets later tiles leave early (Find = true).
+///
+/// The walk is bound by integer instructions, not by memory (Nsight Compute on the H200, the
+/// solver's search at n = 56: ALU pipe 92% busy, DRAM 40%, about 100 instructions per element
+/// with 256 x 11 tiles), so everything per element is kept lean: the tile is read through
+/// 32-bit offsets from two base pointers, each thread's split is a 32-bit search, and Find
+/// tracks no run start (it is found after the walk, only by a thread that matched).
 template <int Threads, int Items, bool Find, class T>
 __global__ void __launch_bounds__(Threads)
     pair_sum_tiles(const T* a, std::size_t na, const T* b, T t, const std::size_t* clip, const std::size_t* splits,
@@ -524,6 +636,7 @@ __global__ void __launch_bounds__(Threads)
   constexpr int tile = Threads * Items;
   constexpr int warps = Threads / 32;
   static_assert(Threads % 32 == 0, "whole warps");
+  static_assert(tile * sizeof(T) <= 48 * 1024, "pair-sum tile too large for static shared memory");
   __shared__ T sm[tile];
   __shared__ unsigned long long warp_sums[warps];
   __shared__ int stop;
@@ -542,43 +655,68 @@ __global__ void __launch_bounds__(Threads)
     __syncthreads();
     if (stop) return;
   }
-  const minus_reversed<T> c{b, hi, t};
-  load_tile<Threads, Items>(a, c, r, sm);
+  const int na_t = r.na_t, nc_t = r.count - r.na_t;
+  {
+    // s[0, na_t) = a[a0, ...), s[na_t + m] = c(b0 + m) = t - b[hi - 1 - b0 - m]: one base
+    // pointer per input, 32-bit offsets from it. All loads in flight before the first store.
+    const T* pa = a + r.a0;
+    const T* pc = b + (hi - 1 - r.b0) + na_t;  // s[x] for x >= na_t is t - pc[-x]
+    T v[Items];
+#pragma unroll
+    for (int k = 0; k < Items; ++k) {
+      const int x = k * Threads + int(threadIdx.x);
+      if (x < na_t) {
+        v[k] = pa[x];
+      } else if (x < r.count) {
+        v[k] = pc[-x];
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < Items; ++k) {
+      const int x = k * Threads + int(threadIdx.x);
+      if (x < na_t) {
+        sm[x] = v[k];
+      } else if (x < r.count) {
+        sm[x] = static_cast<T>(t - v[k]);
+      }
+    }
+  }
   __syncthreads();
 
   const T* sa = sm;
-  const T* sc = sm + r.na_t;
-  const int na_t = r.na_t, nc_t = r.count - r.na_t;
+  const T* sc = sm + na_t;
   const int diag = min(int(threadIdx.x) * Items, r.count);
   const int n_out = min(Items, r.count - diag);
   unsigned long long cnt = 0;
-  bool hit = false;
-  std::size_t hit_i = 0;  // into a
+  int hit_at = 0;  // Find: i just after the first matching a this thread saw (0: none; i > 0 at a match)
   if (n_out > 0) {
-    const auto sc_at = [sc](std::size_t j) { return sc[j]; };
-    int i = static_cast<int>(merge_path_split(sa, std::size_t(na_t), sc_at, std::size_t(nc_t), std::size_t(diag), less{}));
+    int i = tile_split(sa, na_t, sc, nc_t, diag, less{});
     int j = diag - i;
-    // last = a[i - 1] (the last a taken) when i > 0; rs = the start of its run in the tile.
+    // last = a[i - 1] (the last a taken) when i > 0.
     T last = i > 0 ? sa[i - 1] : T{};
-    int rs = i > 0 ? static_cast<int>(lower_bound_at(sa, 0, std::size_t(i), last)) : 0;
+    // Count: rs = the start of last's run in the tile (the a's that a c equal to last pairs with).
+    int rs = 0;
+    if constexpr (!Find) rs = i > 0 ? run_start_before(sa, i, last) : 0;
     T x = i < na_t ? sa[i] : T{}, y = j < nc_t ? sc[j] : T{};
-    // Branch-free, as merge_tiles: one select per value and one shared load per step. On the
-    // H200 it measured within noise of the walk with branches (the solver's search at n = 56:
-    // 5.1 against 5.4 ms). Steps past n_out change only what is not used afterwards
-    // (k < n_out gates the count and the hit), and a head past its input is never compared
-    // (the j < nc_t / i >= na_t tests decide first).
-    const int last_index = r.count - 1;  // every shared read stays inside the tile
+    // Branch-free, as merge_tiles: one select per value and one shared load per step. A head
+    // past its input is never compared (the j < nc_t / i >= na_t tests decide first), and
+    // every shared read stays inside the tile.
+    // Count gates each step with k < n_out (every pair counted once). Find does not need to:
+    // steps past this thread's outputs still walk the tile's own merge, so a match they see is
+    // a true pair of the tile (the smallest is still reported by the tile that holds it); and
+    // once both heads are past their inputs only a's are taken, which never match.
+    const int last_index = r.count - 1;
 #pragma unroll
     for (int k = 0; k < Items; ++k) {
       const bool take_c = j < nc_t && (i >= na_t || y < x);
-      const bool match = k < n_out && take_c && i > 0 && y == last;  // fact (1): a[rs, i) all equal y
       if constexpr (Find) {
-        hit_i = match && !hit ? r.a0 + std::size_t(rs) : hit_i;  // the run's first a in the tile
-        hit = hit || match;
+        const bool match = take_c && i > 0 && y == last;  // a[i - 1] == c: a pair
+        hit_at = match && hit_at == 0 ? i : hit_at;
       } else {
+        const bool match = k < n_out && take_c && i > 0 && y == last;  // fact (1): a[rs, i) all equal y
         cnt += match ? static_cast<unsigned long long>(i - rs) : 0ull;
+        rs = !take_c && (i == 0 || last != x) ? i : rs;  // a new run of a starts
       }
-      rs = !take_c && (i == 0 || last != x) ? i : rs;  // a new run of a starts
       last = take_c ? last : x;
       i += take_c ? 0 : 1;
       j += take_c ? 1 : 0;
@@ -589,21 +727,21 @@ __global__ void __launch_bounds__(Threads)
   }
   // Fact (2): the c's equal to the tile's last a that lie at or past the tile's end.
   const std::size_t c1 = r.b0 + std::size_t(nc_t);
-  if (threadIdx.x == 0 && na_t > 0 && c1 < nc && !hit) {
-    const T v = c(c1);
+  if (threadIdx.x == 0 && na_t > 0 && c1 < nc && hit_at == 0) {
+    const T v = static_cast<T>(t - b[hi - 1 - c1]);
     if (sa[na_t - 1] == v) {
       if constexpr (Find) {
-        hit = true;
-        hit_i = r.a0 + lower_bound_at(sa, 0, std::size_t(na_t), v);  // the run's first a in the tile
+        hit_at = na_t;
       } else {
-        const std::size_t a_run = std::size_t(na_t) - lower_bound_at(sa, 0, std::size_t(na_t), v);
-        cnt += static_cast<unsigned long long>(a_run) * (run_end_at(c, c1, nc, v) - c1);
+        const std::size_t a_run = std::size_t(na_t - run_start_before(sa, na_t, v));
+        cnt += static_cast<unsigned long long>(a_run) * (run_end_at(minus_reversed<T>{b, hi, t}, c1, nc, v) - c1);
       }
     }
   }
 
   if constexpr (Find) {
-    if (hit) {  // pair_sum_locate finds the partner of the smallest i
+    if (hit_at > 0) {  // the run's first a in the tile; pair_sum_locate finds its partner
+      const std::size_t hit_i = r.a0 + std::size_t(run_start_before(sa, hit_at, sa[hit_at - 1]));
       atomicMax(&state->not_i, ~static_cast<unsigned long long>(hit_i));
       state->found = 1u;
     }
@@ -617,6 +755,67 @@ __global__ void __launch_bounds__(Threads)
       if (sum) atomicAdd(&state->count, sum);
     }
   }
+}
+
+/// Which b's can take part in an exact a + b == t (a within T): b <= bound, or b >= bound
+/// when from_lower (cpu_pair_sum_clip's rule, the search left to the device).
+template <class T>
+struct pair_sum_bound {
+  bool from_lower;
+  T bound;
+};
+
+template <class T>
+pair_sum_bound<T> pair_sum_bound_for(T t) {
+  using lim = std::numeric_limits<T>;
+  if constexpr (std::is_unsigned_v<T>) {
+    return {false, t};  // t - b must not wrap: b <= t
+  } else if (t >= 0) {
+    return {true, static_cast<T>(t - lim::max())};  // t - b <= max: b >= t - max
+  } else {
+    return {false, static_cast<T>(t - lim::min())};  // t - b >= min: b <= t - min
+  }
+}
+
+/// The whole pair-sum walk for any tile shape (merge.cu picks pair_sum_tuning's; the
+/// benchmarks try others): clip b, partition A against C, the tiles (Find or count), and for
+/// Find the partner of the match. Returns the state once the stream has finished.
+template <int Threads, int Items, bool Find, class T>
+pair_sum_state launch_pair_sums(cudaStream_t stream, const T* d_a, std::size_t na, const T* d_b, std::size_t nb,
+                                T t) {
+  if (na > SIZE_MAX - nb) throw std::invalid_argument("ssum::cuda pair sums: na + nb overflows");
+  constexpr std::size_t tile = std::size_t(Threads) * Items;
+  // C's length (after clipping) is known only on the device: size the grid for all of b.
+  const std::size_t tiles = merge_tiles_for(na + nb, tile);
+
+  // Memory plan: the state, clip = {lo, hi}, then tiles + 1 boundaries.
+  const std::size_t state_bytes = (sizeof(pair_sum_state) + 15) / 16 * 16;
+  const std::size_t clip_bytes = 2 * sizeof(std::size_t);
+  device_buffer scratch(state_bytes + clip_bytes + merge_scratch_bytes(tiles), stream);
+  pair_sum_state* state = scratch.as<pair_sum_state>();
+  std::size_t* clip = scratch.as<std::size_t>(state_bytes);
+  std::size_t* splits = scratch.as<std::size_t>(state_bytes + clip_bytes);
+  SSUM_CUDA_CHECK(cudaMemsetAsync(state, 0, sizeof(pair_sum_state), stream));
+
+  const pair_sum_bound<T> bound = pair_sum_bound_for(t);
+  pair_sum_clip<<<1, 32, 0, stream>>>(d_b, nb, bound.from_lower, bound.bound, clip);
+  SSUM_CUDA_CHECK_LAUNCH("pair_sum_clip");
+  const int group = partition_group(tiles);
+  pair_sum_partition<<<partition_blocks(tiles, group), partition_threads, 0, stream>>>(d_a, na, d_b, t, clip, tile,
+                                                                                       tiles, group, splits);
+  SSUM_CUDA_CHECK_LAUNCH("pair_sum_partition");
+  pair_sum_tiles<Threads, Items, Find>
+      <<<static_cast<unsigned>(tiles), Threads, 0, stream>>>(d_a, na, d_b, t, clip, splits, state);
+  SSUM_CUDA_CHECK_LAUNCH("pair_sum_tiles");
+  if constexpr (Find) {
+    pair_sum_locate<<<1, 32, 0, stream>>>(d_a, d_b, nb, t, state);
+    SSUM_CUDA_CHECK_LAUNCH("pair_sum_locate");
+  }
+
+  pair_sum_state host{};
+  SSUM_CUDA_CHECK(cudaMemcpyAsync(&host, state, sizeof host, cudaMemcpyDeviceToHost, stream));
+  SSUM_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return host;
 }
 
 }  // namespace ssum::cuda_detail
