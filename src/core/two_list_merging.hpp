@@ -72,16 +72,18 @@ inline void check_cancel(const solve_options& options) {
 }
 
 // Sorted sums of all subsets of w[0, count) into `list` (2^count of them), through `scratch`
-// (2^(count-1)): level k lives in the buffer of parity (start + k), chosen so that level
-// `count` is `list`.
+// (2^(count-1)): the first levels at once by the memory's write_first_sums (on CUDA one block
+// in shared memory), the rest one item per merge; level k lives in the buffer of parity
+// (count - k), so that level `count` is `list`.
 template <class Policy, class Memory>
 void generate_sums(const Policy& policy, Memory& memory, const std::uint64_t* w, std::size_t count, std::uint64_t* list,
                    std::uint64_t* scratch, const solve_options& options, const char* stage) {
-  std::uint64_t* cur = count % 2 == 0 ? list : scratch;
-  std::uint64_t* nxt = count % 2 == 0 ? scratch : list;
-  memory.set_zero(cur);  // the empty subset
-  std::size_t size = 1;
-  for (std::size_t item = 0; item < count; ++item) {
+  const std::size_t first = std::min(count, memory.first_sums_items());
+  std::uint64_t* cur = (count - first) % 2 == 0 ? list : scratch;
+  std::uint64_t* nxt = (count - first) % 2 == 0 ? scratch : list;
+  memory.write_first_sums(w, first, cur);
+  std::size_t size = std::size_t{1} << first;
+  for (std::size_t item = first; item < count; ++item) {
     check_cancel(options);
     merge_generated(policy, cur, size, plus_constant<std::uint64_t>{cur, w[item]}, size, nxt);
     std::swap(cur, nxt);
@@ -93,8 +95,10 @@ void generate_sums(const Policy& policy, Memory& memory, const std::uint64_t* w,
 
 /// Memory (the caller's): void reserve(double bytes) before any alloc (the plan's total);
 /// buffer alloc(std::size_t elements) with buffer::get() -> std::uint64_t*;
-/// void set_zero(std::uint64_t*); std::uint64_t read(const std::uint64_t*, std::size_t);
-/// void sync(); double available_bytes().
+/// std::size_t first_sums_items() and void write_first_sums(const std::uint64_t* w,
+/// std::size_t m, std::uint64_t* out) (out[0, 2^m) = the sorted subset sums of w[0, m),
+/// m <= first_sums_items(), w on the host); std::uint64_t read(const std::uint64_t*,
+/// std::size_t); void sync(); double available_bytes().
 template <class Policy, class Memory>
 solution two_list_by_merging(const Policy& policy, Memory& memory, const problem& p, const solve_options& options,
                              const char* backend_name) {

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "cuda/check.cuh"
+#include "cuda/first_subset_sums.cuh"
 #include "ssum/errors.hpp"
 
 namespace ssum::detail {
@@ -86,7 +87,11 @@ class device_memory {
     return p;
   }
   buffer alloc(std::size_t elements) { return buffer{alloc_array<std::uint64_t>(elements)}; }
-  void set_zero(std::uint64_t* p) const { SSUM_CUDA_CHECK(cudaMemsetAsync(p, 0, sizeof *p, stream_)); }
+  // The first levels of a list, by one block (first_subset_sums.cuh).
+  std::size_t first_sums_items() const { return cuda_detail::first_subset_sums_max_items; }
+  void write_first_sums(const std::uint64_t* w, std::size_t m, std::uint64_t* out) const {
+    cuda_detail::launch_first_subset_sums(w, m, out, stream_);
+  }
   std::uint64_t read(const std::uint64_t* p, std::size_t k) const {
     std::uint64_t v = 0;
     SSUM_CUDA_CHECK(cudaMemcpyAsync(&v, p + k, sizeof v, cudaMemcpyDeviceToHost, stream_));
