@@ -116,8 +116,8 @@ std::uint64_t count_pair_sums(const cpu& policy, const T* a, std::size_t na, con
 // Scheme (src/cuda/merge_kernels.cuh): merge path on the GPU (Odeh et al. 2012; Green, McColl
 // and Bader, "GPU Merge Path", 2012). One kernel finds where each output tile of
 // threads x items elements (256 x 19 for key-only merges of 4-byte keys, 256 x 15 for
-// merge_by_key, 256 x 11 for 8-byte keys) starts in a, one warp per tile testing 32 places
-// at a time; a second merges each tile in shared memory (coalesced loads, generated b
+// merge_by_key, 256 x 11 for 8-byte keys) starts in a, searched by warps (32 probes a round);
+// a second merges each tile in shared memory (coalesced loads, generated b
 // computed while loading, one split per thread, Items sequential steps, staged coalesced
 // stores). Scratch: 8 bytes per tile (under 0.1% of the data), from the stream-ordered pool.
 // The pair searches walk the merge of A with C = t - B reversed with the same scheme and

@@ -4,13 +4,14 @@
 // Green, Mwassi, Shmueli, Birk, "Merge Path - Parallel Merging Made Simple", 2012; Green,
 // McColl, Bader, "GPU Merge Path", ICS 2012):
 //
-//   merge_partition  one thread per tile boundary: ssum::merge_path_split finds where output
-//                    tile k (diagonal k * Tile, Tile = Threads x Items) starts in a.
+//   merge_partition  warps search where output tile k (diagonal k * Tile, Tile = Threads x
+//                    Items) starts in a, by ssum::merge_path_split's rule (warp_partition).
 //   merge_tiles      one block per tile: its a-range and b-range (b computed on the fly when
 //                    generated) are loaded into shared memory side by side, coalesced; each
-//                    thread finds its own diagonal (Items outputs) there with the same split on
-//                    32-bit offsets (tile_split) and merges Items elements sequentially (ties take a: stable); the
-//                    results are staged in shared memory and written out coalesced.
+//                    thread finds its own diagonal (Items outputs) there with the same split
+//                    on 32-bit offsets (tile_split) and merges Items elements sequentially
+//                    (ties take a: stable); the results are staged in shared memory and
+//                    written out coalesced.
 //
 // The equal-pairs search walks the merge of A with C = (t - B reversed) with the same
 // partition and tiles (pair_sum_tiles, see there for how runs of equal values that cross
@@ -522,7 +523,6 @@ inline std::size_t merge_tiles_for(std::size_t total, std::size_t tile) {
   return tiles;
 }
 
-
 /// The whole merge for any launch shape (merge.cu picks merge_tuning's; the benchmarks try
 /// others). Ordered on `stream`; the caller has checked the arguments.
 template <int Threads, int Items, int MinBlocks = 1, bool VectorIo = false, class T, class V, class BAt, class Compare>
@@ -624,11 +624,15 @@ __global__ void __launch_bounds__(partition_threads)
 /// Tile blockIdx.x of the walk over the merge of A and C: counts the pairs (Find = false),
 /// or records one match and lets later tiles leave early (Find = true).
 ///
-/// The walk is bound by integer instructions, not by memory (Nsight Compute on the H200, the
+/// The walk was bound by integer instructions, not by memory (Nsight Compute on the H200, the
 /// solver's search at n = 56: ALU pipe 92% busy, DRAM 40%, about 100 instructions per element
 /// with 256 x 11 tiles), so everything per element is kept lean: the tile is read through
 /// 32-bit offsets from two base pointers, each thread's split is a 32-bit search, and Find
-/// tracks no run start (it is found after the walk, only by a thread that matched).
+/// tracks no run start (it is found after the walk, only by a thread that matched). That
+/// halved the instructions (1121 to 718 us); with 256 x 23 tiles the same search took 626 us,
+/// DRAM 71% busy and the shared-memory pipe 82% (the walk's data-dependent reads conflict
+/// 5-way on banks). merge_tiles' load_tile still computes 64-bit indexes per element; moving
+/// it to base pointers as here is not measured yet.
 template <int Threads, int Items, bool Find, class T>
 __global__ void __launch_bounds__(Threads)
     pair_sum_tiles(const T* a, std::size_t na, const T* b, T t, const std::size_t* clip, const std::size_t* splits,
