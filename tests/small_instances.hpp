@@ -1,6 +1,8 @@
 #pragma once
 // Small random instances and their exact answers by brute force, shared by the solver tests
 // of every backend and algorithm.
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <random>
@@ -20,6 +22,19 @@ inline std::int64_t uniform(std::mt19937_64& rng, std::int64_t lo, std::int64_t 
 // A problem from 64-bit weights: keeps call sites with int64 vectors short.
 inline ssum::problem make_problem(const std::vector<std::int64_t>& weights, std::optional<ssum::int128> target) {
   return ssum::problem{{weights.begin(), weights.end()}, target};
+}
+
+// The sums of all subsets of w[0, m), ascending (m small): the reference for a list's first
+// levels, however they were built.
+inline std::vector<std::uint64_t> sorted_subset_sums(const std::uint64_t* w, std::size_t m) {
+  std::vector<std::uint64_t> sums;
+  for (std::uint64_t mask = 0; mask < (std::uint64_t{1} << m); ++mask) {
+    std::uint64_t s = 0;
+    for (std::size_t k = 0; k < m; ++k) s += mask >> k & 1 ? w[k] : 0;
+    sums.push_back(s);
+  }
+  std::sort(sums.begin(), sums.end());
+  return sums;
 }
 
 // Subsets summing to the target (zero-sum: non-empty ones), all 2^n of them in Gray-code

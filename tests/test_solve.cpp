@@ -142,13 +142,7 @@ struct host_memory {
   // exercised for lists shorter and longer than them.
   std::size_t first_sums_items() { return 3; }
   void write_first_sums(const std::uint64_t* w, std::size_t m, std::uint64_t* out) {
-    std::vector<std::uint64_t> sums;
-    for (std::uint64_t mask = 0; mask < (std::uint64_t{1} << m); ++mask) {
-      std::uint64_t s = 0;
-      for (std::size_t k = 0; k < m; ++k) s += mask >> k & 1 ? w[k] : 0;
-      sums.push_back(s);
-    }
-    std::sort(sums.begin(), sums.end());
+    const std::vector<std::uint64_t> sums = ssum_test::sorted_subset_sums(w, m);
     std::copy(sums.begin(), sums.end(), out);
   }
   std::uint64_t read(const std::uint64_t* p, std::size_t k) { return p[k]; }

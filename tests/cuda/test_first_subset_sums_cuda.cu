@@ -3,7 +3,6 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <random>
@@ -11,6 +10,7 @@
 #include <vector>
 
 #include "cuda/first_subset_sums.cuh"
+#include "../small_instances.hpp"
 #include "device_array.cuh"
 
 namespace {
@@ -21,14 +21,7 @@ using ssum_test::device_array;
   if (!ssum_test::have_device()) GTEST_SKIP() << "no CUDA device present: first subset sums not exercised"
 
 std::vector<std::uint64_t> all_sums_sorted(const std::vector<std::uint64_t>& w) {
-  std::vector<std::uint64_t> sums;
-  for (std::uint64_t mask = 0; mask < (std::uint64_t{1} << w.size()); ++mask) {
-    std::uint64_t s = 0;
-    for (std::size_t k = 0; k < w.size(); ++k) s += mask >> k & 1 ? w[k] : 0;
-    sums.push_back(s);
-  }
-  std::sort(sums.begin(), sums.end());
-  return sums;
+  return ssum_test::sorted_subset_sums(w.data(), w.size());
 }
 
 std::vector<std::uint64_t> on_device(const std::vector<std::uint64_t>& w) {
