@@ -21,6 +21,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cuda/merge_kernels.cuh"
 #include "cuda_batch_timer.cuh"
@@ -136,6 +137,33 @@ void ssum_merge_plus_constant(benchmark::State& state, std::size_t n) {
                [&] { ssum::merge_generated(ssum::cuda{}, in.a, in.half, b_at, in.half, in.out); });
 }
 
+// Two merges of the solver's kind side by side, each over a quarter of the data (a with b + c
+// into out, b with a + c into out2): one merge_generated_batch against two merge_generated
+// calls. Bytes: the same as one merge of all n.
+template <class T>
+void ssum_two_merges(benchmark::State& state, std::size_t n, bool batched) {
+  inputs<T>& in = inputs<T>::get(n);
+  const std::size_t q = in.half / 2;
+  const ssum::generated_merge<T, ssum::plus_constant<T>> merges[2] = {
+      {in.a, q, ssum::plus_constant<T>{in.b, static_cast<T>(12345)}, q, in.out},
+      {in.b, q, ssum::plus_constant<T>{in.a, static_cast<T>(777)}, q, in.out2}};
+  time_batches(state, merge_bytes<T>(n), [&] {
+    if (batched) {
+      ssum::merge_generated_batch(ssum::cuda{}, merges, 2);
+    } else {
+      for (const auto& m : merges) ssum::merge_generated(ssum::cuda{}, m.a, m.na, m.b_at, m.nb, m.out);
+    }
+  });
+}
+template <class T>
+void ssum_two_merges_batched(benchmark::State& state, std::size_t n) {
+  ssum_two_merges<T>(state, n, true);
+}
+template <class T>
+void ssum_two_merges_one_by_one(benchmark::State& state, std::size_t n) {
+  ssum_two_merges<T>(state, n, false);
+}
+
 // The same with c = 0: tells the generator's cost from the data's.
 template <class T>
 void ssum_merge_plus_zero(benchmark::State& state, std::size_t n) {
@@ -202,13 +230,48 @@ void ssum_count_pair_sums(benchmark::State& state, std::size_t n) {
 // unlikely (about 2^-9 at 2^28 keys), so the whole walk runs, as in the solver's no-instances;
 // "found" says when one was hit anyway. Any tile shape; bytes: each key read once.
 template <class T, int Threads = ssum::cuda_detail::pair_sum_tuning<T>::threads,
-          int Items = ssum::cuda_detail::pair_sum_tuning<T>::items>
+          int Items = ssum::cuda_detail::pair_sum_tuning<T>::items,
+          int MinBlocks = ssum::cuda_detail::pair_sum_tuning<T>::min_blocks>
 void ssum_find_pair_sum_shape(benchmark::State& state, std::size_t n) {
   inputs<T>& in = inputs<T>::get(n);
   const T t = static_cast<T>(std::numeric_limits<T>::max() >> 1);
   unsigned found = 0;
   time_batches(state, n * sizeof(T), [&] {
-    found = ssum::cuda_detail::launch_pair_sums<Threads, Items, true>(nullptr, in.a, in.half, in.b, in.half, t).found;
+    found = ssum::cuda_detail::launch_pair_sums<Threads, Items, MinBlocks, true>(nullptr, in.a, in.half, in.b, in.half, t).found;
+  });
+  state.counters["found"] = found;
+}
+
+// The solver's four shifted searches over the same halves: targets t - d for d in {0, d1, d2,
+// d1 + d2}, shifts of a few percent of the key range as the left-out items of a list are (a
+// match stays unlikely, so every walk runs whole). One by one: four find_pair_sum calls; at
+// once: one find_any_pair_sum (one launch of each kernel). Bytes: each key read once per target.
+template <class T>
+std::vector<T> shifted_targets() {
+  const T t = static_cast<T>(std::numeric_limits<T>::max() >> 1);
+  const T d1 = static_cast<T>(std::numeric_limits<T>::max() / 40), d2 = static_cast<T>(std::numeric_limits<T>::max() / 33);
+  return {t, static_cast<T>(t - d1), static_cast<T>(t - d2), static_cast<T>(t - d1 - d2)};
+}
+
+template <class T>
+void ssum_find_four_one_by_one(benchmark::State& state, std::size_t n) {
+  inputs<T>& in = inputs<T>::get(n);
+  const std::vector<T> ts = shifted_targets<T>();
+  unsigned found = 0;
+  time_batches(state, 4 * n * sizeof(T), [&] {
+    found = 0;
+    for (T t : ts) found += ssum::find_pair_sum(ssum::cuda{}, in.a, in.half, in.b, in.half, t).found;
+  });
+  state.counters["found"] = found;
+}
+
+template <class T>
+void ssum_find_four_at_once(benchmark::State& state, std::size_t n) {
+  inputs<T>& in = inputs<T>::get(n);
+  const std::vector<T> ts = shifted_targets<T>();
+  unsigned found = 0;
+  time_batches(state, 4 * n * sizeof(T), [&] {
+    found = ssum::find_any_pair_sum(ssum::cuda{}, in.a, in.half, in.b, in.half, ts.data(), ts.size()).found;
   });
   state.counters["found"] = found;
 }
@@ -243,15 +306,23 @@ void register_type(std::size_t n) {
   add("merge/ssum_256x11_vector_io", ssum_merge_shape<T, 256, 11, 1, true>);
   add("merge/ssum_128x19_vector_io_mb8", ssum_merge_shape<T, 128, 19, 8, true>);
   add("merge_generated/ssum_plus_zero", ssum_merge_plus_zero<T>);
+  add("merge_generated/ssum_two_batched", ssum_two_merges_batched<T>);
+  add("merge_generated/ssum_two_one_by_one", ssum_two_merges_one_by_one<T>);
+  // Twice the threads per tile (half the partition's splits), as much shared memory as fits.
+  if constexpr (sizeof(T) == 8) add("merge/ssum_512x11", ssum_merge_shape<T, 512, 11>);
+  if constexpr (sizeof(T) == 4) add("merge/ssum_512x19", ssum_merge_shape<T, 512, 19>);
   add("pair_sums/ssum_count", ssum_count_pair_sums<T>);
   if constexpr (sizeof(T) == 8) {  // 4-byte keys at these sizes always hold a match
     add("pair_sums/ssum_find", ssum_find_pair_sum_shape<T>);
     add("pair_sums/ssum_find_256x11", ssum_find_pair_sum_shape<T, 256, 11>);
     add("pair_sums/ssum_find_256x16", ssum_find_pair_sum_shape<T, 256, 16>);
-    add("pair_sums/ssum_find_256x23", ssum_find_pair_sum_shape<T, 256, 23>);
+    add("pair_sums/ssum_find_256x23_mb1", ssum_find_pair_sum_shape<T, 256, 23, 1>);
     add("pair_sums/ssum_find_128x24", ssum_find_pair_sum_shape<T, 128, 24>);
     add("pair_sums/ssum_find_128x32", ssum_find_pair_sum_shape<T, 128, 32>);
     add("pair_sums/ssum_find_512x11", ssum_find_pair_sum_shape<T, 512, 11>);
+    add("pair_sums/ssum_find_512x23_mb2", ssum_find_pair_sum_shape<T, 512, 23, 2>);
+    add("pair_sums/ssum_find_four_one_by_one", ssum_find_four_one_by_one<T>);
+    add("pair_sums/ssum_find_four_at_once", ssum_find_four_at_once<T>);
   }
 }
 

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <string>
@@ -274,6 +275,33 @@ TYPED_TEST(MergeGenerated, PlusConstantAndMinusReversed) {
   }
 }
 
+// merge_generated_batch on the host: each merge as merge_generated would do it.
+TYPED_TEST(MergeGenerated, BatchMatchesStdMerge) {
+  using T = TypeParam;
+  const std::pair<std::size_t, std::size_t> sizes[] = {{0, 0}, {3, 0}, {0, 4}, {1023, 1025}, {70001, 65537}};
+  std::vector<std::vector<T>> as, ds, wants, outs;
+  std::vector<ssum::generated_merge<T, ssum::plus_constant<T>>> merges;
+  for (std::size_t k = 0; k < std::size(sizes); ++k) {
+    const auto [na, nb] = sizes[k];
+    as.push_back(sorted_random<T>(na, 40 + k, 1u << 20));
+    ds.push_back(sorted_random<T>(nb, 50 + k, 1u << 20));
+  }
+  for (std::size_t k = 0; k < std::size(sizes); ++k) {
+    const T c = static_cast<T>(100 * k + 1);
+    std::vector<T> b(ds[k].size()), want(as[k].size() + ds[k].size());
+    for (std::size_t j = 0; j < b.size(); ++j) b[j] = static_cast<T>(ds[k][j] + c);
+    std::merge(as[k].begin(), as[k].end(), b.begin(), b.end(), want.begin());
+    wants.push_back(std::move(want));
+    outs.emplace_back(wants.back().size());
+  }
+  for (std::size_t k = 0; k < std::size(sizes); ++k) {
+    merges.push_back({as[k].data(), as[k].size(), ssum::plus_constant<T>{ds[k].data(), static_cast<T>(100 * k + 1)},
+                      ds[k].size(), outs[k].data()});
+  }
+  ssum::merge_generated_batch(ssum::cpu{2}, merges.data(), merges.size());
+  for (std::size_t k = 0; k < std::size(sizes); ++k) EXPECT_EQ(outs[k], wants[k]) << "merge " << k;
+}
+
 TEST(MergeGenerated, LambdaGenerator) {
   std::vector<double> a = sorted_random<double>(5000, 3, 0), want(10000);
   std::vector<double> sq(5000);
@@ -404,6 +432,37 @@ TYPED_TEST(PairSums, RunsAcrossLanesAndThreads) {
 TEST(PairSums, EmptyInputs) {
   const std::vector<int> some = {1, 2, 3}, none;
   check_pairs<int>({{none, none, 3, 0, "empty"}, {some, none, 3, 0, "empty b"}, {none, some, 3, 0, "empty a"}});
+}
+
+// Several targets: found iff some target has a pair (brute force), and then the first such
+// target (the host tries them in order) with a true pair.
+TYPED_TEST(PairSums, AnyTargetAgainstBruteForce) {
+  using T = TypeParam;
+  std::mt19937_64 rng(43);
+  for (int seed = 0; seed < 40; ++seed) {
+    const std::size_t na = rng() % 120, nb = rng() % 120;
+    const std::vector<T> a = sorted_random<T>(na, rng(), 30), b = sorted_random<T>(nb, rng(), 30);
+    std::vector<T> ts;
+    for (std::size_t k = rng() % 7; k > 0; --k) {
+      ts.push_back(na && nb && rng() % 2 ? static_cast<T>(a[rng() % na] + b[rng() % nb]) : static_cast<T>(rng() % 90));
+    }
+    std::size_t first = ts.size();
+    for (std::size_t k = 0; k < ts.size() && first == ts.size(); ++k) {
+      if (brute_count(a, b, ts[k]) > 0) first = k;
+    }
+    for (unsigned th : kThreads) {
+      const ssum::any_pair_match m =
+          ssum::find_any_pair_sum(ssum::cpu{th}, a.data(), na, b.data(), nb, ts.data(), ts.size());
+      const std::string where = "seed=" + std::to_string(seed) + " threads=" + std::to_string(th);
+      ASSERT_EQ(m.found, first < ts.size()) << where;
+      if (!m.found) continue;
+      ASSERT_EQ(m.target, first) << where;
+      ASSERT_LT(m.i, na) << where;
+      ASSERT_LT(m.j, nb) << where;
+      ASSERT_TRUE(static_cast<__int128>(a[m.i]) + static_cast<__int128>(b[m.j]) == static_cast<__int128>(ts[first]))
+          << where;
+    }
+  }
 }
 
 template <class T>

@@ -4,8 +4,10 @@
 //   merge(policy, a, na, b, nb, out [, comp])            out = stable merge of a and b
 //   merge_by_key(policy, a_keys, a_values, na, b_keys, b_values, nb, out_keys, out_values [, comp])
 //   merge_generated(policy, a, na, b_at, nb, out [, comp])   b[j] = b_at(j), computed on the fly
+//   merge_generated_batch(policy, merges, count [, comp])   several independent merge_generated
 //   find_pair_sum(policy, a, na, b, nb, t)               some (i, j) with a[i] + b[j] == t
 //   count_pair_sums(policy, a, na, b, nb, t)             how many such (i, j)
+//   find_any_pair_sum(policy, a, na, b, nb, ts, k)       some (i, j, m) with a[i] + b[j] == ts[m]
 //
 // Merges are STABLE: on equal keys (neither comp(x, y) nor comp(y, x)) a's elements come
 // before b's, and each input keeps its own order; merge_by_key moves each value with its key.
@@ -30,7 +32,12 @@
 // multiplicity (a value appearing 2 times in A and 3 times in B gives 6); the count is exact
 // while it fits 64 bits (it is at most na * nb). find_pair_sum stops threads early once a
 // match is known; on the host which match it returns may differ run to run, on CUDA it is
-// always the one with the smallest i (and for that i, the smallest j).
+// always the one with the smallest i (and for that i, the smallest j). find_any_pair_sum
+// searches for several targets ts[0, k) (a host array) at once: found is false only when no
+// target has a match. The host tries the targets in order and returns a match of the first
+// that has one; CUDA walks up to four targets in one launch of each kernel and returns, of
+// the first group of four targets (in order) that has a match, the match with the smallest i
+// (ties: the smallest target index; then the smallest j), run to run.
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -61,10 +68,27 @@ struct minus_reversed {
   SSUM_HOST_DEVICE T operator()(std::size_t j) const { return static_cast<T>(t - data[n - 1 - j]); }
 };
 
+/// One merge of merge_generated_batch: out[0, na + nb) = the stable merge of a[0, na) and
+/// b_at(0), ..., b_at(nb - 1), as merge_generated.
+template <class T, class BAt>
+struct generated_merge {
+  const T* a;
+  std::size_t na;
+  BAt b_at;
+  std::size_t nb;
+  T* out;
+};
+
 /// A match of find_pair_sum: a[i] + b[j] == t when found.
 struct pair_match {
   bool found;
   std::size_t i, j;
+};
+
+/// A match of find_any_pair_sum: a[i] + b[j] == ts[target] when found.
+struct any_pair_match {
+  bool found;
+  std::size_t target, i, j;
 };
 
 // ---- host ----------------------------------------------------------------------------
@@ -88,6 +112,16 @@ void merge_generated(const cpu& policy, const T* a, std::size_t na, BAt b_at, st
   detail::cpu_merge_generated(resolved_threads(policy), detail::cpu_merge_grain, a, na, b_at, nb, out, comp);
 }
 
+/// merges[0, count): a host array; each merge as merge_generated (none may write another's input).
+template <class T, class BAt, class Compare = less>
+void merge_generated_batch(const cpu& policy, const generated_merge<T, BAt>* merges, std::size_t count,
+                           Compare comp = {}) {
+  for (std::size_t k = 0; k < count; ++k) {
+    const generated_merge<T, BAt>& m = merges[k];
+    merge_generated(policy, m.a, m.na, m.b_at, m.nb, m.out, comp);
+  }
+}
+
 template <class T>
 pair_match find_pair_sum(const cpu& policy, const T* a, std::size_t na, const T* b, std::size_t nb, T t) {
   const detail::pair_match_result r =
@@ -100,6 +134,16 @@ std::uint64_t count_pair_sums(const cpu& policy, const T* a, std::size_t na, con
   return detail::cpu_count_pair_sums(resolved_threads(policy), detail::cpu_merge_grain, a, na, b, nb, t);
 }
 
+template <class T>
+any_pair_match find_any_pair_sum(const cpu& policy, const T* a, std::size_t na, const T* b, std::size_t nb,
+                                 const T* ts, std::size_t k) {
+  for (std::size_t m = 0; m < k; ++m) {
+    const pair_match r = find_pair_sum(policy, a, na, b, nb, ts[m]);
+    if (r.found) return {true, m, r.i, r.j};
+  }
+  return {false, 0, 0, 0};
+}
+
 }  // namespace ssum
 
 // ---- CUDA ----------------------------------------------------------------------------
@@ -110,9 +154,12 @@ std::uint64_t count_pair_sums(const cpu& policy, const T* a, std::size_t na, con
 //   merge / merge_generated   T in int32, int64, uint32, uint64, float, double; comparators
 //                             ssum::less, ssum::greater; generators plus_constant<T> and
 //                             minus_reversed<T> (the only two compiled for the device);
+//   merge_generated_batch     the same types and comparators, generator plus_constant<T>; up
+//                             to four merges share one partition and one tile launch (merges
+//                             small enough to be latency-bound overlap);
 //   merge_by_key              keys as above, values uint32 or uint64;
-//   find/count_pair_sums      T in int32, int64, uint32, uint64; the host's exact semantics
-//                             (see the top of this file; counts wrap modulo 2^64 past that).
+//   find/count_pair_sums,     T in int32, int64, uint32, uint64; the host's exact semantics
+//   find_any_pair_sum         (see the top of this file; counts wrap modulo 2^64 past that).
 // Scheme (src/cuda/merge_kernels.cuh): merge path on the GPU (Odeh et al. 2012; Green, McColl
 // and Bader, "GPU Merge Path", 2012). One kernel finds where each output tile of
 // threads x items elements (256 x 19 for key-only merges of 4-byte keys, 256 x 15 for
@@ -157,11 +204,17 @@ void cuda_merge_by_key(const cuda& policy, const K* d_a_keys, const V* d_a_value
 template <class T, class BAt, class Compare>
 void cuda_merge_generated(const cuda& policy, const T* d_a, std::size_t na, BAt b_at, std::size_t nb, T* d_out,
                           Compare comp);
+template <class T, class BAt, class Compare>
+void cuda_merge_generated_batch(const cuda& policy, const generated_merge<T, BAt>* merges, std::size_t count,
+                                Compare comp);
 template <class T>
 pair_match cuda_find_pair_sum(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb, T t);
 template <class T>
 std::uint64_t cuda_count_pair_sums(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb,
                                    T t);
+template <class T>
+any_pair_match cuda_find_any_pair_sum(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb,
+                                      const T* ts, std::size_t k);
 }  // namespace detail
 
 template <class T, class Compare = less>
@@ -188,6 +241,15 @@ void merge_generated(const cuda& policy, const T* d_a, std::size_t na, BAt b_at,
   detail::cuda_merge_generated(policy, d_a, na, b_at, nb, d_out, comp);
 }
 
+/// merges: a HOST array of merges over DEVICE arrays (b_at: plus_constant<T>); see above.
+template <class T, class BAt, class Compare = less>
+void merge_generated_batch(const cuda& policy, const generated_merge<T, BAt>* merges, std::size_t count,
+                           Compare comp = {}) {
+  static_assert(detail::cuda_merge_supported<T, Compare> && std::is_same_v<BAt, plus_constant<T>>,
+                "no CUDA merge_generated_batch for this type/generator/comparator (see merge.hpp)");
+  detail::cuda_merge_generated_batch(policy, merges, count, comp);
+}
+
 /// Waits for the stream (returns a host value).
 template <class T>
 pair_match find_pair_sum(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb, T t) {
@@ -200,6 +262,14 @@ template <class T>
 std::uint64_t count_pair_sums(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb, T t) {
   static_assert(detail::cuda_pair_sum_type<T>, "no CUDA count_pair_sums for this type (see merge.hpp)");
   return detail::cuda_count_pair_sums(policy, d_a, na, d_b, nb, t);
+}
+
+/// ts: a HOST array of k targets. Waits for the stream (returns a host value).
+template <class T>
+any_pair_match find_any_pair_sum(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb,
+                                 const T* ts, std::size_t k) {
+  static_assert(detail::cuda_pair_sum_type<T>, "no CUDA find_any_pair_sum for this type (see merge.hpp)");
+  return detail::cuda_find_any_pair_sum(policy, d_a, na, d_b, nb, ts, k);
 }
 
 }  // namespace ssum

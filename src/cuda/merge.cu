@@ -69,6 +69,23 @@ void cuda_merge_generated(const cuda& policy, const T* d_a, std::size_t na, BAt 
                                                static_cast<merge_no_values*>(nullptr), comp);
 }
 
+template <class T, class BAt, class Compare>
+void cuda_merge_generated_batch(const cuda& policy, const generated_merge<T, BAt>* merges, std::size_t count,
+                                Compare comp) {
+  using namespace cuda_detail;
+  if (count > 0 && !merges) throw std::invalid_argument("ssum::cuda merge_generated_batch: null merges");
+  for (std::size_t k = 0; k < count; ++k) {
+    const generated_merge<T, BAt>& m = merges[k];
+    require((m.na == 0 || m.a) && (m.nb == 0 || m.b_at.data) && (m.na + m.nb == 0 || m.out), "merge_generated_batch");
+  }
+  device_scope on(policy.device);
+  using tuning = merge_keys_tuning<T>;
+  for (std::size_t first = 0; first < count; first += merge_batch_max) {
+    const std::size_t group = count - first < std::size_t(merge_batch_max) ? count - first : merge_batch_max;
+    launch_merge_batch<tuning::threads, tuning::items>(policy.stream, merges + first, static_cast<int>(group), comp);
+  }
+}
+
 namespace {
 
 /// The pair-sum walk with pair_sum_tuning's tiles on the policy's device and stream.
@@ -77,7 +94,7 @@ cuda_detail::pair_sum_state pair_sum_run(const cuda& policy, const T* d_a, std::
                                          std::size_t nb, T t) {
   using tuning = cuda_detail::pair_sum_tuning<T>;
   cuda_detail::device_scope on(policy.device);
-  return cuda_detail::launch_pair_sums<tuning::threads, tuning::items, Find>(policy.stream, d_a, na, d_b, nb, t);
+  return cuda_detail::launch_pair_sums<tuning::threads, tuning::items, tuning::min_blocks, Find>(policy.stream, d_a, na, d_b, nb, t);
 }
 
 }  // namespace
@@ -89,6 +106,28 @@ pair_match cuda_find_pair_sum(const cuda& policy, const T* d_a, std::size_t na, 
   const cuda_detail::pair_sum_state s = pair_sum_run<true>(policy, d_a, na, d_b, nb, t);
   if (!s.found) return {false, 0, 0};
   return {true, static_cast<std::size_t>(s.i), static_cast<std::size_t>(s.j)};
+}
+
+template <class T>
+any_pair_match cuda_find_any_pair_sum(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb,
+                                      const T* ts, std::size_t k) {
+  require((na == 0 || d_a) && (nb == 0 || d_b), "find_any_pair_sum");
+  if (k > 0 && !ts) throw std::invalid_argument("ssum::cuda find_any_pair_sum: null targets");
+  if (na == 0 || nb == 0) return {false, 0, 0, 0};
+  using namespace cuda_detail;
+  using tuning = pair_sum_tuning<T>;
+  device_scope on(policy.device);
+  // Groups of up to pair_sum_max_targets, in order; the first group with a match answers.
+  for (std::size_t first = 0; first < k; first += pair_sum_max_targets) {
+    const int count = static_cast<int>(k - first < std::size_t(pair_sum_max_targets) ? k - first : pair_sum_max_targets);
+    const pair_sum_state s =
+        launch_pair_sums<tuning::threads, tuning::items, tuning::min_blocks, true>(policy.stream, d_a, na, d_b, nb, ts + first, count);
+    if (s.found) {
+      return {true, first + static_cast<std::size_t>(s.target), static_cast<std::size_t>(s.i),
+              static_cast<std::size_t>(s.j)};
+    }
+  }
+  return {false, 0, 0, 0};
 }
 
 template <class T>
@@ -106,6 +145,9 @@ std::uint64_t cuda_count_pair_sums(const cuda& policy, const T* d_a, std::size_t
                                                              std::size_t, T*, C);                                   \
   template void cuda_merge_generated<T, minus_reversed<T>, C>(const cuda&, const T*, std::size_t, minus_reversed<T>, \
                                                               std::size_t, T*, C);                                  \
+  template void cuda_merge_generated_batch<T, plus_constant<T>, C>(const cuda&,                                  \
+                                                                   const generated_merge<T, plus_constant<T>>*,     \
+                                                                   std::size_t, C);                                 \
   template void cuda_merge_by_key<T, std::uint32_t, C>(const cuda&, const T*, const std::uint32_t*, std::size_t,    \
                                                        const T*, const std::uint32_t*, std::size_t, T*,             \
                                                        std::uint32_t*, C);                                          \
@@ -121,7 +163,9 @@ SSUM_MERGE_TYPE(float)
 SSUM_MERGE_TYPE(double)
 #define SSUM_PAIR_SUMS(T)                                                                                           \
   template pair_match cuda_find_pair_sum<T>(const cuda&, const T*, std::size_t, const T*, std::size_t, T);         \
-  template std::uint64_t cuda_count_pair_sums<T>(const cuda&, const T*, std::size_t, const T*, std::size_t, T);
+  template std::uint64_t cuda_count_pair_sums<T>(const cuda&, const T*, std::size_t, const T*, std::size_t, T);   \
+  template any_pair_match cuda_find_any_pair_sum<T>(const cuda&, const T*, std::size_t, const T*, std::size_t,     \
+                                                    const T*, std::size_t);
 SSUM_PAIR_SUMS(std::int32_t)
 SSUM_PAIR_SUMS(std::int64_t)
 SSUM_PAIR_SUMS(std::uint32_t)

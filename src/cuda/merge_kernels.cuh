@@ -68,10 +68,15 @@ using merge_keys_tuning = merge_tuning<T, true>;
 /// H200, find over 2 x 2^27 uint64 (whole walk), one run: 256 x 23 754 us, 128 x 24 799,
 /// 256 x 16 873, 128 x 32 875, 256 x 11 922, 512 x 11 943 (256 x 23 fills the 48 KiB of
 /// static shared memory). 4-byte keys keep merge_tuning's 256 x 15 (not measured otherwise).
+/// min_blocks: the walk's registers are capped so that the blocks resident per SM stay what
+/// they were before several targets came (four 47 KiB tiles of 8-byte keys: at most 64
+/// registers; left alone the several-target kernel took 80-102 and ran 1.6x slower; five of
+/// 4-byte keys, at most 51).
 template <class T>
 struct pair_sum_tuning {
   static constexpr int threads = 256;
   static constexpr int items = sizeof(T) >= 8 ? 23 : 15;
+  static constexpr int min_blocks = sizeof(T) >= 8 ? 4 : 5;
   static constexpr std::size_t tile = std::size_t(threads) * items;
 };
 
@@ -200,10 +205,11 @@ __device__ std::size_t warp_merge_path_split(AIt a, std::size_t na, BAt b, std::
 /// cooperative search's 32 loads per round cost more than their latency saves (H200, uint32
 /// merge at 2^28: a partition of one cooperative search per split took about 300 us, one
 /// thread's binary search per split 85 us); with few tiles the latency is all there is.
+/// `warp`: this warp's index among the partition's warps.
 template <class AIt, class BAt, class Compare>
-__device__ void warp_partition(AIt a, std::size_t na, BAt b, std::size_t nb, std::size_t tile, std::size_t tiles,
-                               int group, std::size_t* splits, Compare comp) {
-  const std::size_t k0 = (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32 * std::size_t(group);
+__device__ void warp_partition(std::size_t warp, AIt a, std::size_t na, BAt b, std::size_t nb, std::size_t tile,
+                               std::size_t tiles, int group, std::size_t* splits, Compare comp) {
+  const std::size_t k0 = warp * std::size_t(group);
   if (k0 > tiles) return;  // whole warps
   const std::size_t k_last = k0 + std::size_t(group) - 1 < tiles ? k0 + std::size_t(group) - 1 : tiles;
   const std::size_t s0 = warp_merge_path_split(a, na, b, nb, k0 * tile, comp);
@@ -241,7 +247,8 @@ template <class T, class BAt, class Compare>
 __global__ void __launch_bounds__(partition_threads)
     merge_partition(const T* a, std::size_t na, BAt b, std::size_t nb, std::size_t tile, std::size_t tiles, int group,
                     std::size_t* splits, Compare comp) {
-  warp_partition(a, na, b, nb, tile, tiles, group, splits, comp);
+  warp_partition((std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32, a, na, b, nb, tile, tiles, group, splits,
+                 comp);
 }
 
 // ---- one tile -------------------------------------------------------------------------
@@ -416,18 +423,19 @@ struct merge_smem {
   std::conditional_t<has_values, V, char> values[has_values ? Tile : 1];
 };
 
-/// Output tile blockIdx.x of the stable merge of a and b. V = merge_no_values: keys only.
-template <int Threads, int Items, int MinBlocks, bool VectorIo, class T, class V, class BAt, class Compare>
-__global__ void __launch_bounds__(Threads, MinBlocks)
-    merge_tiles(const T* a, const V* av, std::size_t na, BAt b, const V* bv, std::size_t nb,
-                const std::size_t* splits, T* out, V* out_v, Compare comp) {
+/// Output tile `tile_id` of the stable merge of a and b, by the whole block (merge_tiles,
+/// merge_tiles_batch). V = merge_no_values: keys only.
+template <int Threads, int Items, bool VectorIo, class T, class V, class BAt, class Compare>
+__device__ __forceinline__ void merge_tile(std::size_t tile_id, const T* a, const V* av, std::size_t na, BAt b,
+                                           const V* bv, std::size_t nb, const std::size_t* splits, T* out, V* out_v,
+                                           Compare comp) {
   constexpr int tile = Threads * Items;
   using smem_t = merge_smem<tile, T, V>;
   constexpr bool has_values = smem_t::has_values;
   static_assert(sizeof(smem_t) <= 48 * 1024, "merge tile too large for static shared memory");
   __shared__ smem_t sm;
 
-  const tile_range r = tile_at<tile>(blockIdx.x, na + nb, splits);
+  const tile_range r = tile_at<tile>(tile_id, na + nb, splits);
   // VectorIo: 16-byte loads and stores where the pointers allow them (the same for every block).
   const bool vector_in = VectorIo && ((reinterpret_cast<std::uintptr_t>(a) |
                                        reinterpret_cast<std::uintptr_t>(b_reader<BAt>::base(b))) % 16 == 0);
@@ -509,6 +517,14 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   }
 }
 
+/// Output tile blockIdx.x of the stable merge of a and b. V = merge_no_values: keys only.
+template <int Threads, int Items, int MinBlocks, bool VectorIo, class T, class V, class BAt, class Compare>
+__global__ void __launch_bounds__(Threads, MinBlocks)
+    merge_tiles(const T* a, const V* av, std::size_t na, BAt b, const V* bv, std::size_t nb,
+                const std::size_t* splits, T* out, V* out_v, Compare comp) {
+  merge_tile<Threads, Items, VectorIo>(blockIdx.x, a, av, na, b, bv, nb, splits, out, out_v, comp);
+}
+
 // ---- launch -----------------------------------------------------------------------------
 
 /// Memory plan of one merge: the tile boundaries, tiles + 1 of them.
@@ -544,6 +560,108 @@ void launch_merge(cudaStream_t stream, const T* a, const V* av, std::size_t na, 
   SSUM_CUDA_CHECK_LAUNCH("merge_tiles");
 }
 
+// ---- several merges in one launch -------------------------------------------------------
+//
+// merge_generated_batch: independent key-only merges (the solver's two lists, a level each)
+// share one partition launch and one tile launch. Small merges are all latency (a partition's
+// dependent searches, a grid that does not fill the device); side by side they overlap.
+
+/// Merges per launch (more are launched in groups).
+constexpr int merge_batch_max = 4;
+
+/// One merge of a batch and where its blocks lie in the batch's two grids.
+template <class T, class BAt>
+struct merge_batch_job {
+  const T* a;
+  std::size_t na;
+  BAt b;
+  std::size_t nb;
+  T* out;
+  std::size_t* splits;  // tiles + 1
+  std::size_t tiles;
+  unsigned first_tile;   // its first block in merge_tiles_batch's grid
+  unsigned first_block;  // its first block in merge_partition_batch's grid
+  int group;             // partition_group(tiles)
+};
+
+template <class T, class BAt>
+struct merge_batch {
+  merge_batch_job<T, BAt> job[merge_batch_max];
+  int count;
+};
+
+/// The job that block x belongs to (the last one whose first block, by `first`, is <= x),
+/// copied by selects: indexing the parameter with a variable would copy it to the stack.
+template <class T, class BAt, class First>
+__device__ __forceinline__ merge_batch_job<T, BAt> merge_batch_job_of(const merge_batch<T, BAt>& batch, unsigned x,
+                                                                     First first) {
+  merge_batch_job<T, BAt> j = batch.job[0];
+#pragma unroll
+  for (int k = 1; k < merge_batch_max; ++k) {
+    if (k < batch.count && x >= first(batch.job[k])) j = batch.job[k];
+  }
+  return j;
+}
+
+template <class T, class BAt, class Compare>
+__global__ void __launch_bounds__(partition_threads)
+    merge_partition_batch(merge_batch<T, BAt> batch, std::size_t tile, Compare comp) {
+  const merge_batch_job<T, BAt> j =
+      merge_batch_job_of(batch, blockIdx.x, [](const merge_batch_job<T, BAt>& x) { return x.first_block; });
+  const std::size_t warp = (std::size_t(blockIdx.x - j.first_block) * blockDim.x + threadIdx.x) / 32;
+  warp_partition(warp, j.a, j.na, j.b, j.nb, tile, j.tiles, j.group, j.splits, comp);
+}
+
+template <int Threads, int Items, int MinBlocks, class T, class BAt, class Compare>
+__global__ void __launch_bounds__(Threads, MinBlocks) merge_tiles_batch(merge_batch<T, BAt> batch, Compare comp) {
+  const merge_batch_job<T, BAt> j =
+      merge_batch_job_of(batch, blockIdx.x, [](const merge_batch_job<T, BAt>& x) { return x.first_tile; });
+  const merge_no_values* none = nullptr;
+  merge_tile<Threads, Items, false>(blockIdx.x - j.first_tile, j.a, none, j.na, j.b, none, j.nb, j.splits, j.out,
+                                    static_cast<merge_no_values*>(nullptr), comp);
+}
+
+/// merges[0, count), count <= merge_batch_max, key-only, in two launches on `stream` (empty
+/// merges take no block). The caller has checked the arguments.
+template <int Threads, int Items, int MinBlocks = 1, class T, class BAt, class Compare>
+void launch_merge_batch(cudaStream_t stream, const generated_merge<T, BAt>* merges, int count, Compare comp) {
+  constexpr std::size_t tile = std::size_t(Threads) * Items;
+  merge_batch<T, BAt> batch{};
+  std::size_t tiles_total = 0, blocks_total = 0, splits_total = 0;
+  for (int k = 0; k < count; ++k) {
+    const generated_merge<T, BAt>& m = merges[k];
+    if (m.na > SIZE_MAX - m.nb) throw std::invalid_argument("ssum::cuda merge: na + nb overflows");
+    if (m.na + m.nb == 0) continue;
+    merge_batch_job<T, BAt>& j = batch.job[batch.count++];
+    j.a = m.a;
+    j.na = m.na;
+    j.b = m.b_at;
+    j.nb = m.nb;
+    j.out = m.out;
+    j.tiles = merge_tiles_for(m.na + m.nb, tile);
+    j.group = partition_group(j.tiles);
+    j.first_tile = static_cast<unsigned>(tiles_total);
+    j.first_block = static_cast<unsigned>(blocks_total);
+    tiles_total += j.tiles;
+    blocks_total += partition_blocks(j.tiles, j.group);
+    splits_total += j.tiles + 1;
+    if (tiles_total > static_cast<std::size_t>(INT_MAX) - 1) {
+      throw std::invalid_argument("ssum::cuda merge: too many elements for one launch");
+    }
+  }
+  if (batch.count == 0) return;
+  device_buffer scratch(splits_total * sizeof(std::size_t), stream);
+  std::size_t offset = 0;
+  for (int k = 0; k < batch.count; ++k) {
+    batch.job[k].splits = scratch.as<std::size_t>() + offset;
+    offset += batch.job[k].tiles + 1;
+  }
+  merge_partition_batch<<<static_cast<unsigned>(blocks_total), partition_threads, 0, stream>>>(batch, tile, comp);
+  SSUM_CUDA_CHECK_LAUNCH("merge_partition_batch");
+  merge_tiles_batch<Threads, Items, MinBlocks><<<static_cast<unsigned>(tiles_total), Threads, 0, stream>>>(batch, comp);
+  SSUM_CUDA_CHECK_LAUNCH("merge_tiles_batch");
+}
+
 // ---- equal pairs: a + b = t --------------------------------------------------------------
 //
 // C = minus_reversed<T>{b, hi, t}, c(j) = t - b[hi - 1 - j] for j in [0, nc), nc = hi - lo,
@@ -565,64 +683,100 @@ void launch_merge(cudaStream_t stream, const T* a, const V* av, std::size_t na, 
 // to v from c1 on) for v = c(c1), by galloping over C. Summed over tiles: count_A(v) x
 // count_C(v) for every v, each pair once. find_pair_sum tests the same two places.
 
-/// What the pair-sum kernels report; zeroed before the launches. find_pair_sum reports the
-/// match with the smallest a index, whatever order the tiles ran in (so the CUDA solver's
-/// certificate is the same run to run): each tile records the first a of each matching run
-/// it holds with atomicMax on ~i (zero: none yet) and skips itself only when a match before
-/// its first a is known. The tile holding the first matching a always reports it: either the
-/// matching c's follow in the tile (fact 1) or they lie past its end (fact 2; this holds when
-/// the a run crosses the tile's end, since every smaller c was merged before it).
-/// pair_sum_locate then finds that a's first partner in b.
-struct pair_sum_state {
-  unsigned long long count;
-  unsigned long long not_i;  // ~(smallest a index with a match), 0 while none is known
-  unsigned long long i, j;   // the match (i into a, j into b), set by pair_sum_locate
-  unsigned int found;
+// Several targets in one launch (find_any_pair_sum, the solver's four shifted searches): each
+// target t_k has its own clip, partition and tiles, and the tiles of all targets run in one
+// grid, target after target. One launch of each kernel instead of one per target: on the H200
+// four targets over 2 x 2^27 uint64 took 2.70 ms against 2.87 for four find_pair_sum calls,
+// 250 us against 360 at 2^24. (Ordering the tiles by where they start in A, so that the
+// targets' tiles over one stretch of A run together and A is read from memory once, measured
+// no faster: 2.698 against 2.697 ms. The walk is bound by shared memory, not by DRAM.)
+
+/// At most this many targets per launch (more are searched in groups; see merge.cu).
+constexpr int pair_sum_max_targets = 4;
+
+/// The targets of one launch and, for each, which b's can take part (pair_sum_bound_for).
+template <class T>
+struct pair_sum_targets {
+  T t[pair_sum_max_targets];
+  T bound[pair_sum_max_targets];
+  bool from_lower[pair_sum_max_targets];
+  int count;
 };
 
-/// clip = {lo, hi}: b[lo, hi) are the b's with t - b representable. The bound is computed on
-/// the host (pair_sum_bound_for); one warp searches b.
+/// What the pair-sum kernels report; zeroed before the launches. A find reports the match
+/// with the smallest a index (ties: the smallest target index), whatever order the tiles ran
+/// in (so the CUDA solver's certificate is the same run to run): each tile records the first
+/// a of each matching run it holds with atomicMax on ~(i * pair_sum_max_targets + target)
+/// (zero: none yet) and skips itself only when a match before its first a is known. The tile
+/// holding the first matching a always reports it: either the matching c's follow in the tile
+/// (fact 1) or they lie past its end (fact 2; this holds when the a run crosses the tile's
+/// end, since every smaller c was merged before it). pair_sum_locate then finds that a's first
+/// partner in b. A count adds up the pairs of every target.
+struct pair_sum_state {
+  unsigned long long count;
+  unsigned long long not_key;  // ~(i * pair_sum_max_targets + target) of the first match known, 0: none
+  unsigned long long i, j;     // the match (i into a, j into b), set by pair_sum_locate
+  unsigned int found;
+  int target;                  // its target, set by pair_sum_locate
+};
+
+/// clips[2k, 2k + 1] = {lo, hi}: b[lo, hi) are the b's with t_k - b representable. Warp k
+/// searches b for target k.
 template <class T>
-__global__ void pair_sum_clip(const T* b, std::size_t nb, bool from_lower, T bound, std::size_t* clip) {
-  if (blockIdx.x != 0 || threadIdx.x >= 32) return;
+__global__ void pair_sum_clip(const T* b, std::size_t nb, pair_sum_targets<T> targets, std::size_t* clips) {
+  const int k = int(threadIdx.x / 32);
+  if (blockIdx.x != 0 || k >= targets.count) return;
+  const T bound = targets.bound[k];
   std::size_t lo = 0, hi = nb;
-  if (from_lower) {  // keep b >= bound
-    lo = warp_partition_point(0, nb, [&](std::size_t k) { return !(b[k] < bound); });
+  if (targets.from_lower[k]) {  // keep b >= bound
+    lo = warp_partition_point(0, nb, [&](std::size_t x) { return !(b[x] < bound); });
   } else {  // keep b <= bound
-    hi = warp_partition_point(0, nb, [&](std::size_t k) { return bound < b[k]; });
+    hi = warp_partition_point(0, nb, [&](std::size_t x) { return bound < b[x]; });
   }
-  if (threadIdx.x == 0) {
-    clip[0] = lo;
-    clip[1] = hi;
+  if (threadIdx.x % 32 == 0) {
+    clips[2 * k] = lo;
+    clips[2 * k + 1] = hi;
   }
 }
 
-/// After a find: i = the smallest a index with a match, j = the first b with a[i] + b[j] == t
-/// (one warp; b ascending, and the partner exists).
+/// After a find: the first match's target and a index (from not_key), and j = the first b
+/// with a[i] + b[j] == t_target (one warp; b ascending, and the partner exists).
 template <class T>
-__global__ void pair_sum_locate(const T* a, const T* b, std::size_t nb, T t, pair_sum_state* state) {
+__global__ void pair_sum_locate(const T* a, const T* b, std::size_t nb, pair_sum_targets<T> targets,
+                                pair_sum_state* state) {
   if (blockIdx.x != 0 || threadIdx.x >= 32 || state->found == 0u) return;
-  const std::size_t i = static_cast<std::size_t>(~state->not_i);
+  const unsigned long long key = ~state->not_key;
+  const std::size_t i = static_cast<std::size_t>(key / pair_sum_max_targets);
+  const int k = static_cast<int>(key % pair_sum_max_targets);
   // t - a[i] equals a stored b, so it is representable: no overflow.
-  const T need = static_cast<T>(t - a[i]);
-  const std::size_t j = warp_partition_point(0, nb, [&](std::size_t k) { return !(b[k] < need); });
+  const T need = static_cast<T>(targets.t[k] - a[i]);
+  const std::size_t j = warp_partition_point(0, nb, [&](std::size_t x) { return !(b[x] < need); });
   if (threadIdx.x == 0) {
     state->i = i;
     state->j = j;
+    state->target = k;
   }
 }
 
-/// merge_partition over A and C, once C's length is known on the device.
+/// merge_partition over A and C_k for every target, once the C's lengths are known on the
+/// device: blocks [k * blocks_per_target, (k + 1) * blocks_per_target) partition target k
+/// into splits[k * (tiles + 1), ...).
 template <class T>
 __global__ void __launch_bounds__(partition_threads)
-    pair_sum_partition(const T* a, std::size_t na, const T* b, T t, const std::size_t* clip, std::size_t tile,
-                       std::size_t tiles, int group, std::size_t* splits) {
-  const std::size_t hi = clip[1], nc = hi - clip[0];
-  warp_partition(a, na, minus_reversed<T>{b, hi, t}, nc, tile, tiles, group, splits, less{});
+    pair_sum_partition(const T* a, std::size_t na, const T* b, pair_sum_targets<T> targets, const std::size_t* clips,
+                       std::size_t tile, std::size_t tiles, int group, unsigned blocks_per_target,
+                       std::size_t* splits) {
+  const unsigned k = blockIdx.x / blocks_per_target;
+  const std::size_t warp = (std::size_t(blockIdx.x % blocks_per_target) * blockDim.x + threadIdx.x) / 32;
+  const std::size_t hi = clips[2 * k + 1], nc = hi - clips[2 * k];
+  warp_partition(warp, a, na, minus_reversed<T>{b, hi, targets.t[k]}, nc, tile, tiles, group,
+                 splits + std::size_t(k) * (tiles + 1), less{});
 }
 
-/// Tile blockIdx.x of the walk over the merge of A and C: counts the pairs (Find = false),
-/// or records one match and lets later tiles leave early (Find = true).
+
+/// One tile of the walk over the merge of A and C_k: counts the pairs (Find = false), or
+/// records one match and lets later tiles leave early (Find = true). Block x takes tile
+/// x % tiles of target x / tiles.
 ///
 /// The walk was bound by integer instructions, not by memory (Nsight Compute on the H200, the
 /// solver's search at n = 56: ALU pipe 92% busy, DRAM 40%, about 100 instructions per element
@@ -633,28 +787,36 @@ __global__ void __launch_bounds__(partition_threads)
 /// DRAM 71% busy and the shared-memory pipe 82% (the walk's data-dependent reads conflict
 /// 5-way on banks). merge_tiles' load_tile still computes 64-bit indexes per element; moving
 /// it to base pointers as here is not measured yet.
-template <int Threads, int Items, bool Find, class T>
-__global__ void __launch_bounds__(Threads)
-    pair_sum_tiles(const T* a, std::size_t na, const T* b, T t, const std::size_t* clip, const std::size_t* splits,
-                   pair_sum_state* state) {
+template <int Threads, int Items, int MinBlocks, bool Find, class T>
+__global__ void __launch_bounds__(Threads, MinBlocks)
+    pair_sum_tiles(const T* a, std::size_t na, const T* b, pair_sum_targets<T> targets, const std::size_t* clips,
+                   std::size_t tiles, const std::size_t* all_splits, pair_sum_state* state) {
   constexpr int tile = Threads * Items;
   constexpr int warps = Threads / 32;
   static_assert(Threads % 32 == 0, "whole warps");
-  static_assert(tile * sizeof(T) <= 48 * 1024, "pair-sum tile too large for static shared memory");
-  __shared__ T sm[tile];
+  // The tile: dynamic shared memory (pair_sum_smem_bytes), so tiles past 48 KiB can be tried.
+  extern __shared__ __align__(16) unsigned char pair_sum_smem[];
+  T* const sm = reinterpret_cast<T*>(pair_sum_smem);
   __shared__ unsigned long long warp_sums[warps];
   __shared__ int stop;
 
-  const std::size_t hi = clip[1], nc = hi - clip[0], total = na + nc;
-  const std::size_t tile_id = blockIdx.x;
+  // 32-bit: the grid (tiles x targets) is below 2^31.
+  const int target = int(blockIdx.x / unsigned(tiles));
+  const std::size_t tile_id = blockIdx.x - unsigned(target) * unsigned(tiles);
+  // targets.t[target] by selects: indexing the parameter with a variable would copy it to the
+  // stack.
+  T t = targets.t[0];
+#pragma unroll
+  for (int k = 1; k < pair_sum_max_targets; ++k) t = target == k ? targets.t[k] : t;
+  const std::size_t hi = clips[2 * target + 1], nc = hi - clips[2 * target], total = na + nc;
   if (tile_id * tile >= total) return;  // the same for the whole block
-  const tile_range r = tile_at<tile>(tile_id, total, splits);
+  const tile_range r = tile_at<tile>(tile_id, total, all_splits + std::size_t(target) * (tiles + 1));
   if constexpr (Find) {
     // One look per tile, shared so the whole block leaves together: leave when a match with
-    // a smaller a index than any of this tile's is known (so the smallest one is always found).
+    // a smaller a index than any of this tile's is known (so the first one is always found).
     if (threadIdx.x == 0) {
-      const unsigned long long not_i = *static_cast<volatile unsigned long long*>(&state->not_i);
-      stop = not_i != 0 && ~not_i < r.a0;
+      const unsigned long long not_key = *static_cast<volatile unsigned long long*>(&state->not_key);
+      stop = not_key != 0 && ~not_key / pair_sum_max_targets < r.a0;
     }
     __syncthreads();
     if (stop) return;
@@ -746,7 +908,7 @@ __global__ void __launch_bounds__(Threads)
   if constexpr (Find) {
     if (hit_at > 0) {  // the run's first a in the tile; pair_sum_locate finds its partner
       const std::size_t hit_i = r.a0 + std::size_t(run_start_before(sa, hit_at, sa[hit_at - 1]));
-      atomicMax(&state->not_i, ~static_cast<unsigned long long>(hit_i));
+      atomicMax(&state->not_key, ~(static_cast<unsigned long long>(hit_i) * pair_sum_max_targets + target));
       state->found = 1u;
     }
   } else {
@@ -781,38 +943,67 @@ pair_sum_bound<T> pair_sum_bound_for(T t) {
   }
 }
 
+/// pair_sum_targets for ts[0, count), count in [1, pair_sum_max_targets].
+template <class T>
+pair_sum_targets<T> pair_sum_targets_for(const T* ts, int count) {
+  if (count < 1 || count > pair_sum_max_targets) {
+    throw std::invalid_argument("ssum::cuda pair sums: 1 to 4 targets per launch");
+  }
+  pair_sum_targets<T> targets{};
+  targets.count = count;
+  for (int k = 0; k < count; ++k) {
+    const pair_sum_bound<T> bound = pair_sum_bound_for(ts[k]);
+    targets.t[k] = ts[k];
+    targets.bound[k] = bound.bound;
+    targets.from_lower[k] = bound.from_lower;
+  }
+  return targets;
+}
+
 /// The whole pair-sum walk for any tile shape (merge.cu picks pair_sum_tuning's; the
-/// benchmarks try others): clip b, partition A against C, the tiles (Find or count), and for
-/// Find the partner of the match. Returns the state once the stream has finished.
-template <int Threads, int Items, bool Find, class T>
+/// benchmarks try others), for ts[0, count) at once (count in [1, pair_sum_max_targets]):
+/// clip b, partition A against each C, the tiles (Find or count), and for Find the partner of
+/// the match. Returns the state once the stream has finished.
+template <int Threads, int Items, int MinBlocks, bool Find, class T>
 pair_sum_state launch_pair_sums(cudaStream_t stream, const T* d_a, std::size_t na, const T* d_b, std::size_t nb,
-                                T t) {
+                                const T* ts, int count) {
   if (na > SIZE_MAX - nb) throw std::invalid_argument("ssum::cuda pair sums: na + nb overflows");
+  const pair_sum_targets<T> targets = pair_sum_targets_for(ts, count);
   constexpr std::size_t tile = std::size_t(Threads) * Items;
   // C's length (after clipping) is known only on the device: size the grid for all of b.
   const std::size_t tiles = merge_tiles_for(na + nb, tile);
+  const std::size_t grid = tiles * std::size_t(count);
+  if (grid > static_cast<std::size_t>(INT_MAX)) {
+    throw std::invalid_argument("ssum::cuda pair sums: too many elements for one launch");
+  }
 
-  // Memory plan: the state, clip = {lo, hi}, then tiles + 1 boundaries.
-  const std::size_t state_bytes = (sizeof(pair_sum_state) + 15) / 16 * 16;
-  const std::size_t clip_bytes = 2 * sizeof(std::size_t);
-  device_buffer scratch(state_bytes + clip_bytes + merge_scratch_bytes(tiles), stream);
+  // Memory plan, 16-byte aligned pieces: the state, the clips, count x (tiles + 1) splits.
+  const auto aligned = [](std::size_t bytes) { return (bytes + 15) / 16 * 16; };
+  const std::size_t state_bytes = aligned(sizeof(pair_sum_state));
+  const std::size_t clip_bytes = aligned(2 * sizeof(std::size_t) * std::size_t(count));
+  device_buffer scratch(state_bytes + clip_bytes + merge_scratch_bytes(tiles) * std::size_t(count), stream);
   pair_sum_state* state = scratch.as<pair_sum_state>();
-  std::size_t* clip = scratch.as<std::size_t>(state_bytes);
+  std::size_t* clips = scratch.as<std::size_t>(state_bytes);
   std::size_t* splits = scratch.as<std::size_t>(state_bytes + clip_bytes);
   SSUM_CUDA_CHECK(cudaMemsetAsync(state, 0, sizeof(pair_sum_state), stream));
 
-  const pair_sum_bound<T> bound = pair_sum_bound_for(t);
-  pair_sum_clip<<<1, 32, 0, stream>>>(d_b, nb, bound.from_lower, bound.bound, clip);
+  pair_sum_clip<<<1, 32 * count, 0, stream>>>(d_b, nb, targets, clips);
   SSUM_CUDA_CHECK_LAUNCH("pair_sum_clip");
   const int group = partition_group(tiles);
-  pair_sum_partition<<<partition_blocks(tiles, group), partition_threads, 0, stream>>>(d_a, na, d_b, t, clip, tile,
-                                                                                       tiles, group, splits);
+  const unsigned per_target = partition_blocks(tiles, group);
+  pair_sum_partition<<<per_target * unsigned(count), partition_threads, 0, stream>>>(
+      d_a, na, d_b, targets, clips, tile, tiles, group, per_target, splits);
   SSUM_CUDA_CHECK_LAUNCH("pair_sum_partition");
-  pair_sum_tiles<Threads, Items, Find>
-      <<<static_cast<unsigned>(tiles), Threads, 0, stream>>>(d_a, na, d_b, t, clip, splits, state);
+  const std::size_t smem = tile * sizeof(T);
+  if (smem > 48 * 1024) {
+    SSUM_CUDA_CHECK(cudaFuncSetAttribute(pair_sum_tiles<Threads, Items, MinBlocks, Find, T>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  }
+  pair_sum_tiles<Threads, Items, MinBlocks, Find><<<static_cast<unsigned>(grid), Threads, smem, stream>>>(
+      d_a, na, d_b, targets, clips, tiles, splits, state);
   SSUM_CUDA_CHECK_LAUNCH("pair_sum_tiles");
   if constexpr (Find) {
-    pair_sum_locate<<<1, 32, 0, stream>>>(d_a, d_b, nb, t, state);
+    pair_sum_locate<<<1, 32, 0, stream>>>(d_a, d_b, nb, targets, state);
     SSUM_CUDA_CHECK_LAUNCH("pair_sum_locate");
   }
 
@@ -820,6 +1011,13 @@ pair_sum_state launch_pair_sums(cudaStream_t stream, const T* d_a, std::size_t n
   SSUM_CUDA_CHECK(cudaMemcpyAsync(&host, state, sizeof host, cudaMemcpyDeviceToHost, stream));
   SSUM_CUDA_CHECK(cudaStreamSynchronize(stream));
   return host;
+}
+
+/// One target.
+template <int Threads, int Items, int MinBlocks, bool Find, class T>
+pair_sum_state launch_pair_sums(cudaStream_t stream, const T* d_a, std::size_t na, const T* d_b, std::size_t nb,
+                                T t) {
+  return launch_pair_sums<Threads, Items, MinBlocks, Find>(stream, d_a, na, d_b, nb, &t, 1);
 }
 
 }  // namespace ssum::cuda_detail

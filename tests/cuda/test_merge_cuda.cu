@@ -18,8 +18,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <map>
+#include <memory>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -279,6 +281,61 @@ TYPED_TEST(CudaMerge, MergeGeneratedMatchesMaterialised) {
                   1234, ssum::less{}, "minus_reversed, nb < n");
 }
 
+// merge_generated_batch: 0 to 6 merges per call (a launch takes four; groups beyond), of
+// sizes from empty to many tiles side by side (their grids and partitions concatenated), each
+// against std::merge of a with data + c; descending too.
+TYPED_TEST(CudaMerge, MergeGeneratedBatchMatchesStdMerge) {
+  SKIP_WITHOUT_DEVICE();
+  using T = TypeParam;
+  const std::size_t t = keys_tile_of<T>();
+  const std::pair<std::size_t, std::size_t> sizes[] = {{0, 0},     {1, 1},         {t - 1, t},      {t, t},
+                                                       {t + 1, 3}, {4097, 4097},   {300000, 300000}, {2 * t + 5, 0},
+                                                       {0, 777},   {123457, 98765}, {1 << 20, 1 << 20}};
+  std::mt19937_64 rng(606);
+  for (int round = 0; round < 8; ++round) {
+    const bool desc = round % 2 == 1;
+    const std::size_t count = round < 2 ? std::size_t(round) * 2 + 1 : rng() % 7;  // 1, 3, then 0..6
+    std::vector<std::vector<T>> as, datas, wants;
+    std::vector<std::unique_ptr<device_array<T>>> d_as, d_datas, d_outs;
+    std::vector<ssum::generated_merge<T, ssum::plus_constant<T>>> merges;
+    for (std::size_t k = 0; k < count; ++k) {
+      const auto [na, nb] = sizes[rng() % std::size(sizes)];
+      std::vector<T> a = sorted_random<T>(na, rng(), k % 2 ? 40 : 0), data = sorted_random<T>(nb, rng(), k % 2 ? 40 : 0);
+      if (desc) {
+        a = descending(a);
+        data = descending(data);
+      }
+      const T c = static_cast<T>(k + 1);
+      std::vector<T> b(nb), want(na + nb);
+      for (std::size_t j = 0; j < nb; ++j) b[j] = static_cast<T>(data[j] + c);
+      if (desc) {
+        std::merge(a.begin(), a.end(), b.begin(), b.end(), want.begin(), ssum::greater{});
+      } else {
+        std::merge(a.begin(), a.end(), b.begin(), b.end(), want.begin(), ssum::less{});
+      }
+      d_as.push_back(std::make_unique<device_array<T>>(a));
+      d_datas.push_back(std::make_unique<device_array<T>>(data));
+      d_outs.push_back(std::make_unique<device_array<T>>(na + nb));
+      merges.push_back({d_as.back()->ptr, na, ssum::plus_constant<T>{d_datas.back()->ptr, c}, nb, d_outs.back()->ptr});
+      wants.push_back(std::move(want));
+    }
+    if (desc) {
+      ssum::merge_generated_batch(ssum::cuda{}, merges.data(), merges.size(), ssum::greater{});
+    } else {
+      ssum::merge_generated_batch(ssum::cuda{}, merges.data(), merges.size());
+    }
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::vector<T> got = d_outs[k]->to_host();
+      EXPECT_TRUE(same_bits(got, wants[k])) << "round " << round << " merge " << k << " of " << count
+                                            << ": na=" << merges[k].na << " nb=" << merges[k].nb
+                                            << " first difference at " << first_difference(got, wants[k]);
+    }
+  }
+  const ssum::generated_merge<T, ssum::plus_constant<T>> bad{nullptr, 3, ssum::plus_constant<T>{nullptr, T(1)}, 0,
+                                                             nullptr};
+  EXPECT_THROW(ssum::merge_generated_batch(ssum::cuda{}, &bad, 1), std::invalid_argument);
+}
+
 // ---- equal pairs ----------------------------------------------------------------------
 
 template <class T>
@@ -447,6 +504,109 @@ TYPED_TEST(CudaPairSums, LongRunsAcrossTiles) {
     const std::vector<T> all_a(ra, v), all_b(rb, w);
     check_pairs(all_a, all_b, target, std::uint64_t(ra) * rb, what + ", all equal");
   }
+}
+
+// ---- several targets at once ------------------------------------------------------------
+
+// The first a index with a partner for t, and that partner's first b (na, nb: none).
+template <class T>
+std::pair<std::size_t, std::size_t> first_pair(const std::vector<T>& a, const std::vector<T>& b, T t) {
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const wide need = static_cast<wide>(t) - static_cast<wide>(a[i]);
+    const auto it = std::lower_bound(b.begin(), b.end(), need, [](T x, wide v) { return static_cast<wide>(x) < v; });
+    if (it != b.end() && static_cast<wide>(*it) == need) return {i, static_cast<std::size_t>(it - b.begin())};
+  }
+  return {a.size(), b.size()};
+}
+
+// find_any_pair_sum on the device against first_pair per target: of the first group of four
+// targets with a match, the smallest a index (then the smallest target), its first b.
+template <class T>
+void check_any(const std::vector<T>& a, const std::vector<T>& b, const std::vector<T>& ts, const std::string& what) {
+  device_array<T> d_a(a), d_b(b);
+  const ssum::any_pair_match m =
+      ssum::find_any_pair_sum(ssum::cuda{}, d_a.ptr, a.size(), d_b.ptr, b.size(), ts.data(), ts.size());
+  bool expect_found = false;
+  std::size_t target = 0, i = a.size(), j = b.size();
+  for (std::size_t first = 0; first < ts.size() && !expect_found; first += 4) {
+    for (std::size_t k = first; k < std::min(ts.size(), first + 4); ++k) {
+      const auto [fi, fj] = first_pair(a, b, ts[k]);
+      if (fi < i) {
+        expect_found = true;
+        target = k;
+        i = fi;
+        j = fj;
+      }
+    }
+  }
+  const std::string where = what + ": na=" + std::to_string(a.size()) + " nb=" + std::to_string(b.size()) +
+                            " targets=" + std::to_string(ts.size());
+  ASSERT_EQ(m.found, expect_found) << where;
+  if (!expect_found) return;
+  EXPECT_EQ(m.target, target) << where;
+  EXPECT_EQ(m.i, i) << where;
+  EXPECT_EQ(m.j, j) << where;
+  ASSERT_LT(m.target, ts.size()) << where;
+  ASSERT_LT(m.i, a.size()) << where;
+  ASSERT_LT(m.j, b.size()) << where;
+  EXPECT_TRUE(static_cast<wide>(a[m.i]) + static_cast<wide>(b[m.j]) == static_cast<wide>(ts[m.target])) << where;
+}
+
+TYPED_TEST(CudaPairSums, AnyTargetMatchesBruteForceOnSmallInputs) {
+  SKIP_WITHOUT_DEVICE();
+  using T = TypeParam;
+  std::mt19937_64 rng(77);
+  for (int round = 0; round < 60; ++round) {
+    const std::size_t na = rng() % 301, nb = rng() % 301;
+    const std::uint64_t range = round % 3 == 0 ? 0 : (round % 3 == 1 ? 8 : 40);
+    const std::vector<T> a = sorted_random<T>(na, rng(), range), b = sorted_random<T>(nb, rng(), range);
+    std::vector<T> pool = {T(0), T(1), T(3), static_cast<T>(range), static_cast<T>(-1), std::numeric_limits<T>::max(),
+                           std::numeric_limits<T>::min()};
+    if (na && nb) {
+      for (int k = 0; k < 4; ++k) pool.push_back(static_cast<T>(a[rng() % na] + b[rng() % nb]));
+    }
+    // 0 to 9 targets (groups of four and a partial one), repeats allowed.
+    const std::size_t count = rng() % 10;
+    std::vector<T> ts;
+    for (std::size_t k = 0; k < count; ++k) ts.push_back(pool[rng() % pool.size()]);
+    check_any(a, b, ts, "round " + std::to_string(round));
+  }
+}
+
+// Many tiles per target (all targets' tiles in one grid): no match
+// anywhere (every tile walked), a single match for one target only, C's of very different
+// lengths (targets that clip most of B), and matches for every target.
+TYPED_TEST(CudaPairSums, AnyTargetOnLargeInputs) {
+  SKIP_WITHOUT_DEVICE();
+  using T = TypeParam;
+  const std::size_t na = 1000000, nb = 1000007;
+  std::vector<T> a = sorted_random<T>(na, 21, 0), b = sorted_random<T>(nb, 22, 0);
+  for (auto& x : a) x = static_cast<T>(x & ~T(1));  // even values: odd targets never match
+  for (auto& x : b) x = static_cast<T>(x & ~T(1));
+  const T mid = static_cast<T>(a[na / 2] + b[nb / 2]);
+  const std::vector<T> odd = {static_cast<T>(mid + 1), static_cast<T>(a[0] + b[0] + 1),
+                              static_cast<T>(a[na - 1] + b[nb - 1] - 1), static_cast<T>(a[na / 5] + b[nb - 7] + 3)};
+  check_any(a, b, odd, "no match");
+  for (std::size_t k = 0; k < 4; ++k) {
+    // One target can match (an even sum, possibly several pairs), the others cannot.
+    std::vector<T> ts = odd;
+    const std::size_t x = (k * 2654435761u + 12345) % na, y = (k * 40503u + 777) % nb;
+    ts[k] = static_cast<T>(a[x] + b[y]);
+    check_any(a, b, ts, "one target of four matches, k=" + std::to_string(k));
+    // The match near the very end of A, for the last target.
+    ts = odd;
+    ts[3] = static_cast<T>(a[na - 1 - k] + b[k]);
+    check_any(a, b, ts, "last target, end of A, k=" + std::to_string(k));
+  }
+  // Targets that keep few b's (t - b representable / no wrap): C's of different lengths.
+  std::vector<T> clipped = {static_cast<T>(a[na / 3] + b[5]), static_cast<T>(mid + 1),
+                            static_cast<T>(a[100] + b[nb / 2]), static_cast<T>(a[na - 2] + b[nb - 3])};
+  check_any(a, b, clipped, "mixed C lengths");
+  // Six targets: two groups; the first has no match, the second one does.
+  std::vector<T> six = odd;
+  six.push_back(static_cast<T>(mid + 3));
+  six.push_back(static_cast<T>(a[na / 7] + b[nb / 9]));
+  check_any(a, b, six, "second group");
 }
 
 // ---- errors and streams ---------------------------------------------------------------
