@@ -4,15 +4,16 @@
 // tests, which check this glue against brute force where no device is present):
 //   generation: each half's sorted subset sums by merging L with L + w, one item per pass
 //               (merge_generated with plus_constant: L + w is never stored), two buffers
-//               alternating so that the last pass lands in the list;
+//               alternating so that the last pass lands in the list; the two lists' passes
+//               side by side (merge_generated_batch) but for the last two of each;
 //   search:     instead of pruning block pairs and walking them, the balanced equal-pairs
 //               merge of A with t - B reversed (find_pair_sum), which merge path splits
 //               evenly, no pruning needed; count_pair_sums for --count;
 //   last level: never built. The last item of each half stays out of its list (A', B'):
 //               a + b = t has a' + b' = t - d for exactly one d in {0, wa, wb, wa + wb}, so
-//               four searches over the half-size lists replace one over A and B. They read
-//               as many bytes, while the last level of generation (a third of its traffic)
-//               and half of the memory are saved;
+//               four searches over the half-size lists replace one over A and B, done as one
+//               find_any_pair_sum (on CUDA one launch of each kernel). The last level
+//               of generation (a third of its traffic) and half of the memory are saved;
 //   certificate: the two found half-sums are read back and turned into a subset by a small
 //               meet-in-the-middle (two_list_instance.hpp).
 // Sums are 64-bit. Memory: where the lists live and how single values are read, given by
@@ -71,24 +72,85 @@ inline void check_cancel(const solve_options& options) {
   if (options.cancel && options.cancel->load(std::memory_order_relaxed)) throw interrupted();
 }
 
-// Sorted sums of all subsets of w[0, count) into `list` (2^count of them), through `scratch`
-// (2^(count-1)): the first levels at once by the memory's write_first_sums (on CUDA one block
-// in shared memory), the rest one item per merge; level k lives in the buffer of parity
-// (count - k), so that level `count` is `list`.
+// One list's generation: the sorted sums of all subsets of w[0, count) into `list` (2^count of
+// them) through a scratch buffer: the first levels at once by the memory's write_first_sums
+// (on CUDA one block in shared memory), the rest one item per merge; level k lives in the
+// buffer of parity (count - k), so that level `count` is `list`.
+struct list_generation {
+  const std::uint64_t* w;
+  std::size_t count;
+  std::uint64_t* list;
+  const char* stage;
+  bool started = false;
+  std::size_t level = 0;  // the level held in `cur`
+  std::uint64_t* cur = nullptr;
+  std::uint64_t* nxt = nullptr;
+};
+
+// Starts g: its first levels into the buffer that their parity asks for, `scratch` or g.list.
+template <class Memory>
+void start_generation(Memory& memory, list_generation& g, std::uint64_t* scratch) {
+  const std::size_t first = std::min(g.count, memory.first_sums_items());
+  g.cur = (g.count - first) % 2 == 0 ? g.list : scratch;
+  g.nxt = (g.count - first) % 2 == 0 ? scratch : g.list;
+  memory.write_first_sums(g.w, first, g.cur);
+  g.level = first;
+  g.started = true;
+}
+
+// The next level of each of gs[0, k) in one merge_generated_batch (one launch pair on CUDA).
+template <class Policy>
+void generate_level(const Policy& policy, list_generation* const* gs, std::size_t k, const solve_options& options) {
+  check_cancel(options);
+  generated_merge<std::uint64_t, plus_constant<std::uint64_t>> merges[2];
+  for (std::size_t x = 0; x < k; ++x) {
+    const list_generation& g = *gs[x];
+    const std::size_t size = std::size_t{1} << g.level;
+    merges[x] = {g.cur, size, plus_constant<std::uint64_t>{g.cur, g.w[g.level]}, size, g.nxt};
+  }
+  merge_generated_batch(policy, merges, k);
+  for (std::size_t x = 0; x < k; ++x) {
+    list_generation& g = *gs[x];
+    std::swap(g.cur, g.nxt);
+    ++g.level;
+    report(options, g.stage, double(g.level) / double(g.count));
+  }
+}
+
+// Both lists through one `scratch` of 2^(max(count) - 1) elements. Their levels up to count - 2
+// side by side, a merge of each per launch (small levels are latency-bound: together they
+// overlap), each list's odd levels (at most 2^(count - 3) elements) in its own half of scratch;
+// then the last two levels of A, then of B, each with all of scratch.
 template <class Policy, class Memory>
-void generate_sums(const Policy& policy, Memory& memory, const std::uint64_t* w, std::size_t count, std::uint64_t* list,
-                   std::uint64_t* scratch, const solve_options& options, const char* stage) {
-  const std::size_t first = std::min(count, memory.first_sums_items());
-  std::uint64_t* cur = (count - first) % 2 == 0 ? list : scratch;
-  std::uint64_t* nxt = (count - first) % 2 == 0 ? scratch : list;
-  memory.write_first_sums(w, first, cur);
-  std::size_t size = std::size_t{1} << first;
-  for (std::size_t item = first; item < count; ++item) {
-    check_cancel(options);
-    merge_generated(policy, cur, size, plus_constant<std::uint64_t>{cur, w[item]}, size, nxt);
-    std::swap(cur, nxt);
-    size *= 2;
-    report(options, stage, double(item + 1) / double(count));
+void generate_both(const Policy& policy, Memory& memory, list_generation& a, list_generation& b,
+                   std::uint64_t* scratch, std::size_t scratch_size, const solve_options& options) {
+  list_generation* both[2] = {&a, &b};
+  const std::size_t first = memory.first_sums_items();
+  // Side by side only for lists with two levels or more past the first ones: their first
+  // levels then land in the list or in (at most 2^(count - 3) elements of) their half.
+  std::size_t joint = 0;
+  list_generation* side[2];
+  for (list_generation* g : both) {
+    if (g->count >= first + 2) side[joint++] = g;
+  }
+  for (std::size_t x = 0; x < joint; ++x) start_generation(memory, *side[x], scratch + x * (scratch_size / 2));
+  while (true) {
+    list_generation* ready[2];
+    std::size_t k = 0;
+    for (std::size_t x = 0; x < joint; ++x) {
+      if (side[x]->level + 2 < side[x]->count) ready[k++] = side[x];
+    }
+    if (k == 0) break;
+    generate_level(policy, ready, k, options);
+  }
+  // Each list alone to its end (a side-by-side one holds level count - 2 in its list now).
+  for (list_generation* g : both) {
+    if (!g->started) {
+      start_generation(memory, *g, scratch);
+    } else {
+      g->nxt = scratch;
+    }
+    while (g->level < g->count) generate_level(policy, &g, 1, options);
   }
 }
 }  // namespace merging
@@ -142,11 +204,12 @@ solution two_list_by_merging(const Policy& policy, Memory& memory, const problem
   auto list_a = memory.alloc(size_a);
   auto list_b = memory.alloc(size_b);
   {
-    auto scratch = memory.alloc(std::max(size_a, size_b) / 2 + 1);
+    const std::size_t scratch_size = std::max(size_a, size_b) / 2 + 1;
+    auto scratch = memory.alloc(scratch_size);
     // The weights stay on the host: each pass takes its w as an argument.
-    generate_sums(policy, memory, inst.weights.data(), held_a, list_a.get(), scratch.get(), options, "generate A");
-    generate_sums(policy, memory, inst.weights.data() + na_items, held_b, list_b.get(), scratch.get(), options,
-                  "generate B");
+    list_generation gen_a{inst.weights.data(), held_a, list_a.get(), "generate A"};
+    list_generation gen_b{inst.weights.data() + na_items, held_b, list_b.get(), "generate B"};
+    generate_both(policy, memory, gen_a, gen_b, scratch.get(), scratch_size, options);
     memory.sync();
   }
   result.seconds.generate = seconds_since(t0);
@@ -181,18 +244,38 @@ solution two_list_by_merging(const Policy& policy, Memory& memory, const problem
   t0 = clock_type::now();
   bool found = false;
   sum_t found_a = 0, found_b = 0;
-  for (int k = 0; k < shift_count && !found; ++k) {
+  // The shift of each search: the target of every shift that fits.
+  shift searched[4];
+  sum_t wants[4];
+  std::size_t searches = 0;
+  for (int k = 0; k < shift_count; ++k) {
     const shift s = shift_at(k);
     if (!fits(s)) continue;
-    const sum_t want = t - s.da - s.db;
+    searched[searches] = s;
+    wants[searches++] = t - s.da - s.db;
+  }
+  const auto is_trivial = [&](sum_t fa, sum_t fb) {
+    return inst.exclude_trivial && fa == inst.trivial_a && fb == inst.trivial_b && !has_other_subset_pair(inst, fa, fb);
+  };
+  // All shifts in one search (on CUDA one launch of each kernel for the four).
+  const any_pair_match any = find_any_pair_sum(policy, a, size_a, b, size_b, wants, searches);
+  if (any.found) {
+    found_a = memory.read(a, any.i) + searched[any.target].da;
+    found_b = memory.read(b, any.j) + searched[any.target].db;
+    found = !is_trivial(found_a, found_b);
+  }
+  // The empty subset's pair, with no other subset behind these two sums (only when it is to be
+  // excluded, target 0): search the shifts one by one, each without that pair's a.
+  for (std::size_t k = 0; any.found && !found && k < searches; ++k) {
+    const shift s = searched[k];
+    const sum_t want = wants[k];
     pair_match m = find_pair_sum(policy, a, size_a, b, size_b, want);
     if (!m.found) continue;
     found_a = memory.read(a, m.i) + s.da;
     found_b = memory.read(b, m.j) + s.db;
-    if (inst.exclude_trivial && found_a == inst.trivial_a && found_b == inst.trivial_b &&
-        !has_other_subset_pair(inst, found_a, found_b)) {
-      // The empty subset's pair, and no other subset behind these two sums: so a[m.i] is
-      // unique in A' and every other match of this shift has another A' index.
+    if (is_trivial(found_a, found_b)) {
+      // a[m.i] is unique in A' (no other subset has its sum), so every other match of this
+      // shift has another A' index.
       const std::size_t skip = m.i;
       m = find_pair_sum(policy, a, skip, b, size_b, want);
       if (!m.found) {
