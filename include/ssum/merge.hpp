@@ -33,11 +33,11 @@
 // while it fits 64 bits (it is at most na * nb). find_pair_sum stops threads early once a
 // match is known; on the host which match it returns may differ run to run, on CUDA it is
 // always the one with the smallest i (and for that i, the smallest j). find_any_pair_sum
-// searches for several targets ts[0, k) (a host array) at once: found is false only when no
-// target has a match. The host tries the targets in order and returns a match of the first
-// that has one; CUDA walks up to four targets in one launch of each kernel and returns, of
-// the first group of four targets (in order) that has a match, the match with the smallest i
-// (ties: the smallest target index; then the smallest j), run to run.
+// searches for several targets ts[0, k) (a host array) at once and returns a match of the
+// first target (in order) that has one, as find_pair_sum over the targets one by one would
+// (found is false only when no target has a match); on CUDA that target's match with the
+// smallest i (and that i's smallest j), run to run; small searches take up to four targets
+// per launch of each kernel.
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>

@@ -197,9 +197,49 @@ __device__ std::size_t warp_merge_path_split(AIt a, std::size_t na, BAt b, std::
   return warp_partition_point(lo, hi, [&](std::size_t mid) { return comp(b(diagonal - 1 - mid), a[mid]); });
 }
 
+/// warp_merge_path_split for two diagonals at once, in lockstep: each round issues both
+/// searches' probes before either ballot, so their loads are in flight together and the two
+/// take the rounds of one (the partitions are latency-bound where the grid is small).
+template <class AIt, class BAt, class Compare>
+__device__ void warp_merge_path_splits(AIt a, std::size_t na, BAt b, std::size_t nb, std::size_t d0, std::size_t d1,
+                                       Compare comp, std::size_t& s0, std::size_t& s1) {
+  const std::size_t lane = threadIdx.x % 32;
+  d0 = d0 < na + nb ? d0 : na + nb;
+  d1 = d1 < na + nb ? d1 : na + nb;
+  std::size_t lo[2] = {d0 > nb ? d0 - nb : 0, d1 > nb ? d1 - nb : 0};
+  std::size_t hi[2] = {d0 < na ? d0 : na, d1 < na ? d1 : na};
+  const std::size_t d[2] = {d0, d1};
+  while (lo[0] < hi[0] || lo[1] < hi[1]) {
+    std::size_t step[2], probes[2];
+    bool hit[2];
+#pragma unroll
+    for (int x = 0; x < 2; ++x) {  // a finished search probes nothing
+      const std::size_t len = hi[x] - lo[x];
+      step[x] = len >= 32 ? len / 32 : 1;
+      probes[x] = len >= 32 ? 32 : len;
+      const std::size_t mid = lo[x] + (lane + 1) * step[x] - 1;
+      hit[x] = lane < probes[x] && comp(b(d[x] - 1 - mid), a[mid]);
+    }
+#pragma unroll
+    for (int x = 0; x < 2; ++x) {
+      const unsigned ballot = __ballot_sync(0xffffffffu, hit[x]);
+      if (ballot == 0) {
+        lo[x] += probes[x] * step[x];
+      } else {
+        const std::size_t f = std::size_t(__ffs(ballot) - 1);
+        hi[x] = lo[x] + (f + 1) * step[x] - 1;
+        lo[x] += f * step[x];
+      }
+    }
+  }
+  s0 = lo[0];
+  s1 = lo[1];
+}
+
 /// The partition of one warp: splits[k] for the diagonals k * tile, k in [k0, k0 + group)
 /// and k <= tiles, k0 = group x (the warp's index). group = 1: one cooperative search per
-/// split. group = 32: cooperative searches for the group's first and last split only, then
+/// split. group = 32: cooperative searches for the group's first and last split only (in
+/// lockstep, warp_merge_path_splits), then
 /// each lane searches its own split between those two (merge path splits ascend with the
 /// diagonal), in a window of 32 tiles that stays in L2. With tens of thousands of tiles the
 /// cooperative search's 32 loads per round cost more than their latency saves (H200, uint32
@@ -212,8 +252,12 @@ __device__ void warp_partition(std::size_t warp, AIt a, std::size_t na, BAt b, s
   const std::size_t k0 = warp * std::size_t(group);
   if (k0 > tiles) return;  // whole warps
   const std::size_t k_last = k0 + std::size_t(group) - 1 < tiles ? k0 + std::size_t(group) - 1 : tiles;
-  const std::size_t s0 = warp_merge_path_split(a, na, b, nb, k0 * tile, comp);
-  const std::size_t s1 = group > 1 ? warp_merge_path_split(a, na, b, nb, k_last * tile, comp) : s0;
+  std::size_t s0 = 0, s1 = 0;
+  if (group > 1) {
+    warp_merge_path_splits(a, na, b, nb, k0 * tile, k_last * tile, comp, s0, s1);
+  } else {
+    s0 = s1 = warp_merge_path_split(a, na, b, nb, k0 * tile, comp);
+  }
   const std::size_t k = k0 + threadIdx.x % 32;
   if (k > k_last) return;
   const std::size_t d = k * tile < na + nb ? k * tile : na + nb;  // past the end: clamped
@@ -260,11 +304,19 @@ struct tile_range {
   int na_t, count;
 };
 
+/// Tile tile_id of a merge of na elements of a with total - na of b. The splits are clamped to
+/// where a merge path can run (a0 <= a1 <= a0 + count, both ranges inside their inputs): for
+/// sorted inputs that changes nothing, and inputs that break the contract (not sorted) give
+/// wrong results but never an access outside the arrays.
 template <int Tile>
-__device__ tile_range tile_at(std::size_t tile_id, std::size_t total, const std::size_t* splits) {
+__device__ tile_range tile_at(std::size_t tile_id, std::size_t na, std::size_t total, const std::size_t* splits) {
+  const std::size_t nb = total - na;
   const std::size_t d0 = tile_id * Tile;
   const std::size_t d1 = total - d0 < std::size_t(Tile) ? total : d0 + Tile;
-  const std::size_t a0 = splits[tile_id], a1 = splits[tile_id + 1];
+  const auto clamp = [](std::size_t x, std::size_t lo, std::size_t hi) { return x < lo ? lo : (x > hi ? hi : x); };
+  const std::size_t a0 = clamp(splits[tile_id], d0 > nb ? d0 - nb : 0, d0 < na ? d0 : na);
+  const std::size_t lo1 = d1 > nb ? d1 - nb : 0, hi1 = d1 < na ? d1 : na;
+  const std::size_t a1 = clamp(splits[tile_id + 1], lo1 > a0 ? lo1 : a0, hi1 < a0 + (d1 - d0) ? hi1 : a0 + (d1 - d0));
   return {d0, a0, d0 - a0, static_cast<int>(a1 - a0), static_cast<int>(d1 - d0)};
 }
 
@@ -435,7 +487,7 @@ __device__ __forceinline__ void merge_tile(std::size_t tile_id, const T* a, cons
   static_assert(sizeof(smem_t) <= 48 * 1024, "merge tile too large for static shared memory");
   __shared__ smem_t sm;
 
-  const tile_range r = tile_at<tile>(tile_id, na + nb, splits);
+  const tile_range r = tile_at<tile>(tile_id, na, na + nb, splits);
   // VectorIo: 16-byte loads and stores where the pointers allow them (the same for every block).
   const bool vector_in = VectorIo && ((reinterpret_cast<std::uintptr_t>(a) |
                                        reinterpret_cast<std::uintptr_t>(b_reader<BAt>::base(b))) % 16 == 0);
@@ -703,18 +755,26 @@ struct pair_sum_targets {
   int count;
 };
 
-/// What the pair-sum kernels report; zeroed before the launches. A find reports the match
-/// with the smallest a index (ties: the smallest target index), whatever order the tiles ran
-/// in (so the CUDA solver's certificate is the same run to run): each tile records the first
-/// a of each matching run it holds with atomicMax on ~(i * pair_sum_max_targets + target)
-/// (zero: none yet) and skips itself only when a match before its first a is known. The tile
-/// holding the first matching a always reports it: either the matching c's follow in the tile
-/// (fact 1) or they lie past its end (fact 2; this holds when the a run crosses the tile's
-/// end, since every smaller c was merged before it). pair_sum_locate then finds that a's first
-/// partner in b. A count adds up the pairs of every target.
+/// A find's match as one ordered key: the target in the top two bits, the a index below, so
+/// that the smallest key is the first target's smallest a index.
+constexpr int pair_sum_target_shift = 62;
+constexpr unsigned long long pair_sum_index_mask = (1ull << pair_sum_target_shift) - 1;
+static_assert(pair_sum_max_targets <= 4, "two bits of target in a match key");
+
+/// What the pair-sum kernels report; zeroed before the launches. A find reports, of the first
+/// target (in order) that has a match, the match with the smallest a index, whatever order
+/// the tiles ran in (so the CUDA solver's certificate is the same run to run, and the same as
+/// searching the targets one by one): each tile records the first a of each matching run it
+/// holds with atomicMax on ~key (zero: none yet) and skips itself when a match of an earlier
+/// target, or of its own before its first a, is known; the grid runs target after target, so
+/// a match found early spares the rest as when the targets are searched one by one. The tile
+/// holding the first matching a of a target always reports it: either the matching c's follow
+/// in the tile (fact 1) or they lie past its end (fact 2; this holds when the a run crosses
+/// the tile's end, since every smaller c was merged before it). pair_sum_locate then finds
+/// that a's first partner in b. A count adds up the pairs of every target.
 struct pair_sum_state {
   unsigned long long count;
-  unsigned long long not_key;  // ~(i * pair_sum_max_targets + target) of the first match known, 0: none
+  unsigned long long not_key;  // ~(target << 62 | i) of the first match known, 0: none
   unsigned long long i, j;     // the match (i into a, j into b), set by pair_sum_locate
   unsigned int found;
   int target;                  // its target, set by pair_sum_locate
@@ -746,8 +806,8 @@ __global__ void pair_sum_locate(const T* a, const T* b, std::size_t nb, pair_sum
                                 pair_sum_state* state) {
   if (blockIdx.x != 0 || threadIdx.x >= 32 || state->found == 0u) return;
   const unsigned long long key = ~state->not_key;
-  const std::size_t i = static_cast<std::size_t>(key / pair_sum_max_targets);
-  const int k = static_cast<int>(key % pair_sum_max_targets);
+  const std::size_t i = static_cast<std::size_t>(key & pair_sum_index_mask);
+  const int k = static_cast<int>(key >> pair_sum_target_shift);
   // t - a[i] equals a stored b, so it is representable: no overflow.
   const T need = static_cast<T>(targets.t[k] - a[i]);
   const std::size_t j = warp_partition_point(0, nb, [&](std::size_t x) { return !(b[x] < need); });
@@ -810,13 +870,17 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   for (int k = 1; k < pair_sum_max_targets; ++k) t = target == k ? targets.t[k] : t;
   const std::size_t hi = clips[2 * target + 1], nc = hi - clips[2 * target], total = na + nc;
   if (tile_id * tile >= total) return;  // the same for the whole block
-  const tile_range r = tile_at<tile>(tile_id, total, all_splits + std::size_t(target) * (tiles + 1));
+  const tile_range r = tile_at<tile>(tile_id, na, total, all_splits + std::size_t(target) * (tiles + 1));
   if constexpr (Find) {
-    // One look per tile, shared so the whole block leaves together: leave when a match with
-    // a smaller a index than any of this tile's is known (so the first one is always found).
+    // One look per tile, shared so the whole block leaves together: leave when a match of an
+    // earlier target, or of this one with a smaller a index than any of this tile's, is known
+    // (so the first one is always found).
     if (threadIdx.x == 0) {
       const unsigned long long not_key = *static_cast<volatile unsigned long long*>(&state->not_key);
-      stop = not_key != 0 && ~not_key / pair_sum_max_targets < r.a0;
+      const unsigned long long known = ~not_key;
+      const int known_target = static_cast<int>(known >> pair_sum_target_shift);
+      stop = not_key != 0 &&
+             (known_target < target || (known_target == target && (known & pair_sum_index_mask) < r.a0));
     }
     __syncthreads();
     if (stop) return;
@@ -908,7 +972,8 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   if constexpr (Find) {
     if (hit_at > 0) {  // the run's first a in the tile; pair_sum_locate finds its partner
       const std::size_t hit_i = r.a0 + std::size_t(run_start_before(sa, hit_at, sa[hit_at - 1]));
-      atomicMax(&state->not_key, ~(static_cast<unsigned long long>(hit_i) * pair_sum_max_targets + target));
+      atomicMax(&state->not_key,
+                ~(static_cast<unsigned long long>(target) << pair_sum_target_shift | static_cast<unsigned long long>(hit_i)));
       state->found = 1u;
     }
   } else {

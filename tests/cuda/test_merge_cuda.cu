@@ -25,6 +25,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -519,8 +520,8 @@ std::pair<std::size_t, std::size_t> first_pair(const std::vector<T>& a, const st
   return {a.size(), b.size()};
 }
 
-// find_any_pair_sum on the device against first_pair per target: of the first group of four
-// targets with a match, the smallest a index (then the smallest target), its first b.
+// find_any_pair_sum on the device against first_pair per target: the first target (in order)
+// with a match, its smallest a index, that a's first b.
 template <class T>
 void check_any(const std::vector<T>& a, const std::vector<T>& b, const std::vector<T>& ts, const std::string& what) {
   device_array<T> d_a(a), d_b(b);
@@ -528,16 +529,10 @@ void check_any(const std::vector<T>& a, const std::vector<T>& b, const std::vect
       ssum::find_any_pair_sum(ssum::cuda{}, d_a.ptr, a.size(), d_b.ptr, b.size(), ts.data(), ts.size());
   bool expect_found = false;
   std::size_t target = 0, i = a.size(), j = b.size();
-  for (std::size_t first = 0; first < ts.size() && !expect_found; first += 4) {
-    for (std::size_t k = first; k < std::min(ts.size(), first + 4); ++k) {
-      const auto [fi, fj] = first_pair(a, b, ts[k]);
-      if (fi < i) {
-        expect_found = true;
-        target = k;
-        i = fi;
-        j = fj;
-      }
-    }
+  for (std::size_t k = 0; k < ts.size() && !expect_found; ++k) {
+    std::tie(i, j) = first_pair(a, b, ts[k]);
+    expect_found = i < a.size();
+    target = k;
   }
   const std::string where = what + ": na=" + std::to_string(a.size()) + " nb=" + std::to_string(b.size()) +
                             " targets=" + std::to_string(ts.size());
@@ -602,6 +597,11 @@ TYPED_TEST(CudaPairSums, AnyTargetOnLargeInputs) {
   std::vector<T> clipped = {static_cast<T>(a[na / 3] + b[5]), static_cast<T>(mid + 1),
                             static_cast<T>(a[100] + b[nb / 2]), static_cast<T>(a[na - 2] + b[nb - 3])};
   check_any(a, b, clipped, "mixed C lengths");
+  // An earlier target matching only late in A, a later one early: the earlier target wins.
+  std::vector<T> late_early = odd;
+  late_early[1] = static_cast<T>(a[na - 3] + b[nb - 2]);
+  late_early[2] = static_cast<T>(a[2] + b[1]);
+  check_any(a, b, late_early, "earlier target matches late");
   // Six targets: two groups; the first has no match, the second one does.
   std::vector<T> six = odd;
   six.push_back(static_cast<T>(mid + 3));
@@ -609,7 +609,45 @@ TYPED_TEST(CudaPairSums, AnyTargetOnLargeInputs) {
   check_any(a, b, six, "second group");
 }
 
+// Searches of 4096 tiles and more go one target per launch (merge.cu): the same answers.
+TYPED_TEST(CudaPairSums, AnyTargetOneByOneWhenLarge) {
+  SKIP_WITHOUT_DEVICE();
+  using T = TypeParam;
+  const std::size_t tile = ssum::cuda_detail::pair_sum_tuning<T>::tile, na = 2048 * tile + 17, nb = 2048 * tile + 5;
+  // Even values, ascending, inside every type (up to about 2^25 here), a few repeated.
+  std::vector<T> a(na), b(nb);
+  for (std::size_t i = 0; i < na; ++i) a[i] = static_cast<T>(2 * (i + i / 7) - (std::is_signed_v<T> ? 4000000 : 0));
+  for (std::size_t j = 0; j < nb; ++j) b[j] = static_cast<T>(2 * (j - j / 5));
+  const T mid = static_cast<T>(a[na / 2] + b[nb / 2]);
+  std::vector<T> ts = {static_cast<T>(mid + 1), static_cast<T>(mid + 3), static_cast<T>(a[na - 5] + b[7]),
+                       static_cast<T>(a[3] + b[nb / 2])};
+  check_any(a, b, ts, "large, third target");
+  ts[2] = static_cast<T>(mid + 5);
+  ts[3] = static_cast<T>(mid + 7);
+  check_any(a, b, ts, "large, no match");
+}
+
 // ---- errors and streams ---------------------------------------------------------------
+
+// Inputs that break the contract (not sorted): the results are unspecified, but no kernel may
+// read or write outside the arrays (tile_at clamps the splits), so the stream stays healthy.
+TEST(CudaMergeErrors, UnsortedInputsNeverFault) {
+  SKIP_WITHOUT_DEVICE();
+  std::mt19937_64 rng(99);
+  for (std::size_t n : {std::size_t{1000}, std::size_t{3000000}, std::size_t{30000000}}) {
+    std::vector<std::int32_t> a(n), b(n + 7);
+    for (auto& x : a) x = static_cast<std::int32_t>(rng());
+    for (auto& x : b) x = static_cast<std::int32_t>(rng());
+    device_array<std::int32_t> d_a(a), d_b(b), d_out(a.size() + b.size());
+    ssum::merge(ssum::cuda{}, d_a.ptr, a.size(), d_b.ptr, b.size(), d_out.ptr);
+    const std::int32_t ts[3] = {5, -7, 123456789};
+    (void)ssum::find_pair_sum(ssum::cuda{}, d_a.ptr, a.size(), d_b.ptr, b.size(), 5);
+    (void)ssum::find_any_pair_sum(ssum::cuda{}, d_a.ptr, a.size(), d_b.ptr, b.size(), ts, 3);
+    (void)ssum::count_pair_sums(ssum::cuda{}, d_a.ptr, a.size(), d_b.ptr, b.size(), 5);
+    CHECK_CUDA(cudaDeviceSynchronize());
+    CHECK_CUDA(cudaGetLastError());
+  }
+}
 
 TEST(CudaMergeErrors, NullPointersAreRejected) {
   SKIP_WITHOUT_DEVICE();
