@@ -81,9 +81,8 @@ struct list_generation {
   std::size_t count;
   std::uint64_t* list;
   const char* stage;
-  bool started = false;
-  std::size_t level = 0;  // the level held in `cur`
-  std::uint64_t* cur = nullptr;
+  std::size_t level = 0;         // the level held in `cur`
+  std::uint64_t* cur = nullptr;  // null until started
   std::uint64_t* nxt = nullptr;
 };
 
@@ -95,7 +94,6 @@ void start_generation(Memory& memory, list_generation& g, std::uint64_t* scratch
   g.nxt = (g.count - first) % 2 == 0 ? scratch : g.list;
   memory.write_first_sums(g.w, first, g.cur);
   g.level = first;
-  g.started = true;
 }
 
 // The next level of each of gs[0, k) in one merge_generated_batch (one launch pair on CUDA).
@@ -145,7 +143,7 @@ void generate_both(const Policy& policy, Memory& memory, list_generation& a, lis
   }
   // Each list alone to its end (a side-by-side one holds level count - 2 in its list now).
   for (list_generation* g : both) {
-    if (!g->started) {
+    if (g->cur == nullptr) {
       start_generation(memory, *g, scratch);
     } else {
       g->nxt = scratch;

@@ -124,7 +124,7 @@ any_pair_match cuda_find_any_pair_sum(const cuda& policy, const T* d_a, std::siz
   // each) and lose when a match comes early: every target's partition is paid up front and
   // the later targets' blocks still start and leave, so they go one target per launch.
   const std::size_t tiles = merge_tiles_for(na + nb, tuning::tile);
-  const std::size_t per_launch = tiles < 4096 ? pair_sum_max_targets : 1;
+  const std::size_t per_launch = tiles < few_tiles ? pair_sum_max_targets : 1;
   for (std::size_t first = 0; first < k; first += per_launch) {
     const int count = static_cast<int>(k - first < per_launch ? k - first : per_launch);
     const pair_sum_state s =

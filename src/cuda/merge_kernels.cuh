@@ -277,7 +277,9 @@ __device__ void warp_partition(std::size_t warp, AIt a, std::size_t na, BAt b, s
 
 /// Splits per warp for a partition of `tiles` tiles (see warp_partition): one while a warp
 /// per split fits the device about once (4096 warps: 2^24 4-byte keys), 32 beyond.
-inline int partition_group(std::size_t tiles) { return tiles < 4096 ? 1 : 32; }
+/// Below `few_tiles` a launch is latency-bound (find_any_pair_sum groups targets there too).
+constexpr std::size_t few_tiles = 4096;
+inline int partition_group(std::size_t tiles) { return tiles < few_tiles ? 1 : 32; }
 
 /// Blocks of the partition kernels: one warp for each `group` of the tiles + 1 splits.
 inline unsigned partition_blocks(std::size_t tiles, int group) {
