@@ -91,6 +91,19 @@ void ssum_vectorized_shape(benchmark::State& state) {
   });
 }
 
+// The warp-specialized kernel (persistent blocks, a ring of Stages bulk-copied tiles; a
+// reducer warp, a look-back warp and Consumers scanning warps).
+template <int Consumers, int Rows, int Stages, int MinBlocks, int Flags, class T = std::int32_t>
+void ssum_specialized_shape(benchmark::State& state) {
+  using namespace ssum::cuda_detail;
+  const std::size_t n = std::size_t{1} << state.range(0);
+  buffers<T> b(n);
+  time_batches(state, 2 * n * sizeof(T), [&] {
+    launch_specialized_scan<Consumers, Rows, Stages, MinBlocks, Flags>(nullptr, b.in, b.out, n, ssum::plus{},
+                                                                      scan_params<T>{});
+  });
+}
+
 // The seed's case: 1024 ints. The whole ssum call (launches included) and one bare block.
 void seed_case_ssum_call(benchmark::State& state) {
   buffers<int> b(1024);
@@ -146,11 +159,34 @@ void register_all() {
       add("scan/int64/vec_128x8_mb4", ssum_vectorized_shape<128, 8, 4, 5, std::int64_t>, log_n);
       add("scan/int64/vec_256x4_mb4", ssum_vectorized_shape<256, 4, 4, 5, std::int64_t>, log_n);
     }
+    if (log_n >= 20) {
+      // Specialized: consumer warps x rows x stages / blocks per SM (tile = consumers x 512 x
+      // rows bytes).
+      add("scan/int32/spec_8x4x6_mb2", ssum_specialized_shape<8, 4, 6, 2, 5>, log_n);
+      add("scan/int32/spec_8x4x4_mb3", ssum_specialized_shape<8, 4, 4, 3, 5>, log_n);
+      add("scan/int32/spec_6x4x8_mb2", ssum_specialized_shape<6, 4, 8, 2, 5>, log_n);
+      add("scan/int32/spec_12x4x4_mb2", ssum_specialized_shape<12, 4, 4, 2, 5>, log_n);
+      add("scan/int32/spec_8x8x6_mb1", ssum_specialized_shape<8, 8, 6, 1, 5>, log_n);
+      add("scan/int32/spec_8x4x6_mb2_flags1", ssum_specialized_shape<8, 4, 6, 2, 1>, log_n);
+      add("scan/int64/spec_8x4x6_mb2", ssum_specialized_shape<8, 4, 6, 2, 5, std::int64_t>, log_n);
+      add("scan/int64/spec_8x4x4_mb3", ssum_specialized_shape<8, 4, 4, 3, 5, std::int64_t>, log_n);
+      add("scan/int64/spec_8x6x4_mb2", ssum_specialized_shape<8, 6, 4, 2, 5, std::int64_t>, log_n);
+    }
     add("scan/int32/cub", cub_inclusive_sum<std::int32_t>, log_n);
     add("scan/int32/copy", copy_same_bytes<std::int32_t>, log_n);
     add("scan/int64/ssum", ssum_inclusive_sum<std::int64_t>, log_n);
     add("scan/int64/cub", cub_inclusive_sum<std::int64_t>, log_n);
     add("scan/int64/copy", copy_same_bytes<std::int64_t>, log_n);
+  }
+  for (int log_n : {22, 26}) {  // where the default kernel changes (scan.cu)
+    add("scan/int32/ssum", ssum_inclusive_sum<std::int32_t>, log_n);
+    add("scan/int32/vec_128x8_mb6", ssum_vectorized_shape<128, 8, 6, 5>, log_n);
+    add("scan/int32/spec_8x4x6_mb2", ssum_specialized_shape<8, 4, 6, 2, 5>, log_n);
+    add("scan/int32/cub", cub_inclusive_sum<std::int32_t>, log_n);
+    add("scan/int64/ssum", ssum_inclusive_sum<std::int64_t>, log_n);
+    add("scan/int64/vec_128x8_mb4", ssum_vectorized_shape<128, 8, 4, 5, std::int64_t>, log_n);
+    add("scan/int64/spec_8x4x4_mb3", ssum_specialized_shape<8, 4, 4, 3, 5, std::int64_t>, log_n);
+    add("scan/int64/cub", cub_inclusive_sum<std::int64_t>, log_n);
   }
   add("seed1024/ssum_call", seed_case_ssum_call, 0);
   add("seed1024/one_block_warp", seed_case_one_block<block_scan_warp<1024, int>>, 0);

@@ -1,6 +1,7 @@
 // Device scans. Integers: one pass over the data, tiles chained by decoupled look-back
 // (Merrill and Garland 2016): each element is read once and written once; 16-byte aligned
-// int32/int64/uint32/uint64 data in 16-byte vectors (scan_tiles_vectorized). Floating point:
+// int32/int64/uint32/uint64 data in 16-byte vectors (scan_tiles_vectorized), and from 64 MiB
+// on sm_90 through shared memory, by the bulk copy engine (scan_tiles_specialized). Floating point:
 // reduce-then-scan (tile sums, a fixed-shape scan of them, then the tiles), because the
 // look-back combines predecessors in an order that depends on timing, and float addition
 // is not associative: this way a float scan gives the same bits on every run.
@@ -55,8 +56,17 @@ void cuda_scan(const cuda& policy, const In* d_in, Out* d_out, std::size_t n, Op
   } else if constexpr (std::is_same_v<In, Out> && (sizeof(Out) == 4 || sizeof(Out) == 8)) {
     // 16-byte vectors where both pointers allow them (cudaMalloc's always do); any other
     // alignment takes the transposing kernel. Integer results are exact either way.
+    // Large ones on sm_90 and later: bulk-copied tiles, warp-specialized blocks.
     using vectorized = vectorized_scan_tuning<Out>;
+    using specialized = specialized_scan_tuning<Out>;
     if (reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(d_out) % 16 == 0) {
+      auto* kernel = scan_tiles_specialized<specialized::consumers, specialized::rows, specialized::stages,
+                                            specialized::min_blocks, specialized::flags, Out, Op>;
+      if (n * sizeof(Out) >= specialized::min_bytes && runs_bulk_copy_code(kernel)) {
+        launch_specialized_scan<specialized::consumers, specialized::rows, specialized::stages,
+                                specialized::min_blocks, specialized::flags>(stream, d_in, d_out, n, op, params);
+        return;
+      }
       launch_vectorized_scan<vectorized::threads, vectorized::vectors, vectorized::min_blocks, vectorized::flags>(
           stream, d_in, d_out, n, op, params);
     } else {

@@ -9,6 +9,7 @@
 #include <cstddef>
 
 #include "cuda/block_scan.cuh"
+#include "cuda/bulk_copy.cuh"
 #include "cuda/check.cuh"
 #include "cuda/device_buffer.cuh"
 #include "cuda/tile_scan.cuh"
@@ -280,6 +281,291 @@ void launch_vectorized_scan(cudaStream_t stream, const T* in, T* out, std::size_
   scan_tiles_vectorized<Threads, Vectors, MinBlocks, Flags>
       <<<static_cast<unsigned>(tiles), Threads, 0, stream>>>(in, out, n, op, p);
   SSUM_CUDA_CHECK_LAUNCH("scan_tiles_vectorized");
+}
+
+// Large integer scans of 16-byte aligned data on sm_90: tiles staged in shared memory by the
+// bulk copy engine. The register-tiled kernels above hold every loaded element in registers
+// while warp 0 looks back, and a SM whose blocks all wait on their look-back issues no loads
+// (Nsight Compute on the vectorized kernel and on CUB's: half of all stall cycles at that
+// barrier, DRAM 61-63% busy). Here a tile arrives by bulk copies started by one thread and
+// waits in shared memory, and warp-specialized persistent blocks (scan_tiles_specialized)
+// keep the copies of the next tiles in flight while one tile is looked back and scanned.
+// Two passes over shared memory: the reduction for the look-back, then the scan, stored
+// straight from registers as 16-byte vectors.
+//
+// A tile is Threads * Rows 16-byte vectors; each warp owns a contiguous run of 32 * Rows of
+// them, lane l's k-th vector being vector k * 32 + l of the run (every shared-memory access
+// of a warp touches 512 contiguous bytes: no bank conflict).
+template <int Threads, int Rows, class T>
+struct staged_tile {
+  static constexpr int V = 16 / sizeof(T);
+  static constexpr int warps = Threads / warp_size;
+  static constexpr int run = warp_size * Rows * V;  // elements per warp
+  static constexpr std::size_t size = std::size_t{warps} * run;
+  static constexpr std::size_t bytes = size * sizeof(T);
+
+  // Vector k of this lane in a run at src (shared memory, or global memory for a last, partial
+  // tile); `valid` elements of the run exist: past them T{} (padding only ever follows the
+  // valid elements of the last tile, and what it changes, that tile's later totals, is read
+  // by no valid output).
+  __device__ static void vector_at(const T* src, int valid, int k, T (&v)[V]) {
+    const int at = k * warp_size + static_cast<int>(threadIdx.x) % warp_size;
+    if (valid == run) {
+      const uint4 r = reinterpret_cast<const uint4*>(src)[at];
+      memcpy(v, &r, 16);
+    } else {
+#pragma unroll
+      for (int j = 0; j < V; ++j) v[j] = at * V + j < valid ? src[at * V + j] : T{};
+    }
+  }
+  // How many elements of the run at run_base exist.
+  __device__ static int valid_in_run(std::size_t run_base, std::size_t n) {
+    return run_base >= n ? 0 : static_cast<int>(n - run_base < std::size_t{run} ? n - run_base : std::size_t{run});
+  }
+
+  // Pass 1: the run's total. Op must be commutative as well as associative (plus, minimum,
+  // maximum, bit_or): a lane folds its vectors, which are not adjacent, before the lanes.
+  template <class Op>
+  __device__ static T run_total(const T* src, int valid, Op op) {
+    T v[V];
+    vector_at(src, valid, 0, v);
+    T acc = v[0];
+#pragma unroll
+    for (int j = 1; j < V; ++j) acc = op(acc, v[j]);
+#pragma unroll 4
+    for (int k = 1; k < Rows; ++k) {
+      vector_at(src, valid, k, v);
+#pragma unroll
+      for (int j = 0; j < V; ++j) acc = op(acc, v[j]);
+    }
+#pragma unroll
+    for (int d = 16; d > 0; d /= 2) acc = op(acc, __shfl_xor_sync(0xffffffffu, acc, d));
+    return acc;
+  }
+
+  // Pass 2: vector after vector, what precedes it (carry: the run so far), then the store.
+  template <int Flags, class Op>
+  __device__ static void scan_run(const T* src, int valid, T* out, std::size_t run_base, T carry, bool have,
+                                  bool exclusive, Op op) {
+    const int lane = static_cast<int>(threadIdx.x) % warp_size;
+    T v[V];
+#pragma unroll 4
+    for (int k = 0; k < Rows; ++k) {
+      vector_at(src, valid, k, v);
+#pragma unroll
+      for (int j = 1; j < V; ++j) v[j] = op(v[j - 1], v[j]);
+      const T inc = warp_inclusive_scan(v[V - 1], op);
+      const T exc = __shfl_up_sync(0xffffffffu, inc, 1);
+      const T whole = __shfl_sync(0xffffffffu, inc, warp_size - 1);
+      const bool has_q = have || lane > 0;
+      const T q = lane == 0 ? carry : (have ? op(carry, exc) : exc);
+      if (exclusive) {  // an initial value is always given: q exists
+#pragma unroll
+        for (int j = V - 1; j > 0; --j) v[j] = op(q, v[j - 1]);
+        v[0] = q;
+      } else if (has_q) {
+#pragma unroll
+        for (int j = 0; j < V; ++j) v[j] = op(q, v[j]);
+      }
+      const int at = (k * warp_size + lane) * V;
+      if (valid == run) {
+        store_vector<Flags>(out + run_base + at, v);
+      } else {
+#pragma unroll
+        for (int j = 0; j < V; ++j) {
+          if (at + j < valid) out[run_base + at + j] = v[j];
+        }
+      }
+      carry = have ? op(carry, whole) : whole;
+      have = true;
+    }
+  }
+};
+
+// Persistent blocks with a ring of Stages bulk-copied tiles and three kinds of warp, so that
+// no tile's progress waits on another tile of the same block:
+//   warp 0, the reducer: as soon as a tile lands, its run totals and aggregate; publishes
+//     the aggregate at once (successors' look-backs never wait on a queued tile);
+//   warp 1, the look-back: tile after tile, what precedes it, started as soon as the tile has
+//     its ticket (while its copy is still in flight); publishes the inclusive prefix;
+//   warps 2 .. Consumers + 1: each scans its run of the tile and stores it; then one of them
+//     takes the next ticket for the stage and starts its copy.
+// Each block takes tickets in increasing order, and every ticketed tile's copy was started,
+// so every reducer reaches every tile it holds and publishes its aggregate: look-backs end,
+// whatever the timing. Hand-offs between warps go through mbarriers on which every thread
+// that wrote (or, before a stage is reused, read) arrives itself: an arrival releases only
+// its own thread's accesses (PTX ISA, mbarrier; compute-sanitizer racecheck holds to that).
+template <int Consumers, int Rows, class T>
+struct specialized_scan_shape {
+  static constexpr int threads = (2 + Consumers) * warp_size;
+  using tile_t = staged_tile<Consumers * warp_size, Rows, T>;  // the consumers' runs
+};
+
+// The default shape (bench_scan_cuda's spec_ rows, docs/performance.md), and the size from
+// which scan.cu takes this kernel: below it the ring's start-up costs more than it saves.
+// 16 KiB tiles; 8-byte values did better with three blocks of four stages per SM (2^28
+// int64: 1235 against 1301 us), 4-byte ones with two of six (616 against 651 us).
+template <class T>
+struct specialized_scan_tuning {
+  static constexpr int consumers = 8;
+  static constexpr int rows = 4;
+  static constexpr int stages = sizeof(T) >= 8 ? 4 : 6;
+  static constexpr int min_blocks = sizeof(T) >= 8 ? 3 : 2;
+  static constexpr int flags = scan_variant::backoff | scan_variant::streaming;
+  static constexpr std::size_t min_bytes = std::size_t{64} << 20;
+};
+
+template <int Consumers, int Rows, int Stages, int MinBlocks, int Flags, class T, class Op>
+__global__ void __launch_bounds__((2 + Consumers) * warp_size, MinBlocks)
+    scan_tiles_specialized(const T* in, T* out, std::size_t n, Op op, scan_params<T> p) {
+  using tile_t = typename specialized_scan_shape<Consumers, Rows, T>::tile_t;
+  constexpr int run = tile_t::run;
+  constexpr int consumer_threads = Consumers * warp_size;
+  constexpr std::size_t tile = tile_t::size;
+  constexpr unsigned all_lanes = 0xffffffffu;
+  static_assert(Consumers <= warp_size, "the reducer keeps one run total per lane");
+  extern __shared__ __align__(16) unsigned char staged_smem[];
+  // Per stage: ticketed (look-back waits; the refilling thread arrives), landed (reducer waits;
+  // every consumer thread arrives, plus the copy's bytes), reduced (look-back waits; the
+  // reducer's lanes arrive), ready (consumers wait; the look-back's lanes arrive).
+  __shared__ unsigned long long s_ticketed[Stages], s_landed[Stages], s_reduced[Stages], s_ready[Stages];
+  __shared__ std::size_t s_ticket[Stages];
+  __shared__ T s_run_before[Stages][Consumers];  // within the tile, what precedes each run
+  __shared__ T s_aggregate[Stages];
+  __shared__ T s_prefix[Stages];  // what precedes the tile (tiles > 0)
+  const int lane = static_cast<int>(threadIdx.x) % warp_size, warp = static_cast<int>(threadIdx.x) / warp_size;
+  T* const ring = reinterpret_cast<T*>(staged_smem);
+  const std::size_t tiles = (n + tile - 1) / tile;
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  // One thread: the next ticket for stage s, and the copy when it is a full tile (the last,
+  // partial tile is read from global memory). `arrivals`: this thread's share of landed's.
+  const auto refill = [&](int s, unsigned arrivals) {
+    const std::size_t t = atomicAdd(p.state.ticket, 1ull);
+    s_ticket[s] = t;
+    bulk_barrier_arrive(&s_ticketed[s], 1);
+    if (t < tiles && n - t * tile >= tile) {
+      bulk_barrier_expect_bytes(&s_landed[s], static_cast<unsigned>(tile * sizeof(T)));  // one arrival
+      for (int r = 0; r < Consumers; ++r) {
+        bulk_load<(Flags & scan_variant::streaming) != 0>(ring + s * tile + r * run, in + t * tile + r * run,
+                                                          run * sizeof(T), &s_landed[s]);
+      }
+      if (arrivals > 1) bulk_barrier_arrive(&s_landed[s], arrivals - 1);
+    } else {
+      bulk_barrier_arrive(&s_landed[s], arrivals);
+    }
+  };
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < Stages; ++s) {
+      bulk_barrier_init(&s_ticketed[s], 1);
+      bulk_barrier_init(&s_landed[s], consumer_threads);
+      bulk_barrier_init(&s_reduced[s], warp_size);
+      bulk_barrier_init(&s_ready[s], warp_size);
+    }
+    bulk_barrier_init_fence();
+    for (int s = 0; s < Stages; ++s) refill(s, consumer_threads);  // the first phase: all arrivals here
+  }
+  __syncthreads();
+
+  for (unsigned it = 0;; ++it) {
+    const int s = static_cast<int>(it % Stages);
+    const unsigned phase = (it / Stages) & 1u;  // the stage's (it / Stages)-th use
+    if (warp == 0) {  // the reducer
+      bulk_barrier_wait(&s_landed[s], phase);
+      const std::size_t t = s_ticket[s];
+      if (t < tiles) {
+        const bool full = n - t * tile >= tile;
+        T mine{};  // lane r: run r's total
+        for (int r = 0; r < Consumers; ++r) {
+          const std::size_t run_base = t * tile + std::size_t(r) * run;
+          const T total = full ? tile_t::run_total(ring + s * tile + r * run, run, op)
+                               : tile_t::run_total(in + run_base, tile_t::valid_in_run(run_base, n), op);
+          mine = lane == r ? total : mine;
+        }
+        const T inc = warp_inclusive_scan(lane < Consumers ? mine : T{}, op);  // lanes >= Consumers unused
+        const T exc = __shfl_up_sync(all_lanes, inc, 1);
+        const T aggregate = __shfl_sync(all_lanes, inc, Consumers - 1);
+        for (int r = 1; r < Consumers; ++r) {  // lane 0 writes them all, then arrives itself
+          const T before = __shfl_sync(all_lanes, exc, r);
+          if (lane == 0) s_run_before[s][r] = before;
+        }
+        if (lane == 0) {
+          s_aggregate[s] = aggregate;
+          if (t == 0) p.state.publish(0, p.has_init ? op(p.init, aggregate) : aggregate, status_inclusive);
+          else p.state.publish(t, aggregate, status_aggregate);  // unblock successors early
+        }
+      }
+      bulk_barrier_arrive(&s_reduced[s], 1);
+      if (t >= tiles) break;
+    } else if (warp == 1) {  // the look-back
+      bulk_barrier_wait(&s_ticketed[s], phase);
+      const std::size_t t = s_ticket[s];
+      T preceding{};
+      if (t < tiles && t > 0) preceding = look_back<tile_state<T>, T, Flags>(p.state, t, op);
+      bulk_barrier_wait(&s_reduced[s], phase);
+      if (t < tiles && t > 0 && lane == 0) {
+        p.state.publish(t, op(preceding, s_aggregate[s]), status_inclusive);
+        s_prefix[s] = preceding;
+      }
+      bulk_barrier_arrive(&s_ready[s], 1);
+      if (t >= tiles) break;
+    } else {  // a consumer: run r
+      const int r = warp - 2;
+      bulk_barrier_wait(&s_ready[s], phase);
+      const std::size_t t = s_ticket[s];
+      if (t >= tiles) break;
+      const bool has_prefix = t > 0 || p.has_init;
+      const T prefix = t > 0 ? s_prefix[s] : p.init;
+      const T before = s_run_before[s][r];  // r > 0
+      const bool have = has_prefix || r > 0;
+      const T carry = r == 0 ? prefix : (has_prefix ? op(prefix, before) : before);
+      const std::size_t run_base = t * tile + std::size_t(r) * run;
+      const bool full = n - t * tile >= tile;
+      tile_t::template scan_run<Flags>(full ? ring + s * tile + r * run : in + run_base,
+                                       full ? run : tile_t::valid_in_run(run_base, n), out, run_base, carry, have,
+                                       p.exclusive, op);
+      asm volatile("bar.sync 1, %0;" ::"r"(consumer_threads) : "memory");  // the stage is read; barrier 0 is __syncthreads
+      if (threadIdx.x == 2 * warp_size) {
+        // The copy engine writes what the consumers just read: order the two proxies.
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+        refill(s, 1);
+      } else {
+        bulk_barrier_arrive(&s_landed[s], 1);
+      }
+    }
+  }
+#else
+  // Before sm_90 (no bulk copy): never launched (scan.cu asks runs_bulk_copy_code first).
+  (void)in; (void)out; (void)op; (void)lane; (void)warp; (void)ring; (void)tiles;
+  __trap();
+#endif
+}
+
+// As many blocks as fit on the device at once (fewer for small inputs). sm_90 and later.
+template <int Consumers, int Rows, int Stages, int MinBlocks, int Flags, class T, class Op>
+void launch_specialized_scan(cudaStream_t stream, const T* in, T* out, std::size_t n, Op op, scan_params<T> p) {
+  using state_t = tile_state<T>;
+  using shape = specialized_scan_shape<Consumers, Rows, T>;
+  constexpr std::size_t ring_bytes = Stages * shape::tile_t::bytes;
+  constexpr std::size_t tile = shape::tile_t::size;
+  const std::size_t tiles = (n + tile - 1) / tile;
+  // Tickets past the last tile (each block's final refills) touch no tile state.
+  device_buffer scratch(state_t::bytes(tiles), stream);
+  p.state = state_t::bind(scratch.as<void>(), tiles);
+  SSUM_CUDA_CHECK(cudaMemsetAsync(scratch.as<void>(), 0, state_t::zeroed_bytes(tiles), stream));
+  auto* kernel = scan_tiles_specialized<Consumers, Rows, Stages, MinBlocks, Flags, T, Op>;
+  if (ring_bytes > 48 * 1024) {
+    SSUM_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(ring_bytes)));
+  }
+  int device = 0, sms = 0, per_sm = 0;
+  SSUM_CUDA_CHECK(cudaGetDevice(&device));
+  SSUM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  SSUM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, shape::threads, ring_bytes));
+  const std::size_t resident = std::size_t(std::max(1, sms * per_sm));
+  const unsigned grid = static_cast<unsigned>(std::min(tiles, resident));
+  kernel<<<grid, shape::threads, ring_bytes, stream>>>(in, out, n, op, p);
+  SSUM_CUDA_CHECK_LAUNCH("scan_tiles_specialized");
 }
 
 // Deterministic path, step 1: the reduction of each tile, combined in the tile's fixed shape.

@@ -177,6 +177,65 @@ TYPED_TEST(CudaScan, MisalignedPointersMatchStd) {
   }
 }
 
+// The warp-specialized kernel (persistent blocks, a ring of bulk-copied tiles), which the
+// scans take from 64 MiB on sm_90, launched directly in its default shape and a small one:
+// every mode, every operator, its tiles' edge sizes, and rings reused many times over.
+template <class T, class Launch, class Op>
+void check_launch(Launch launch, std::size_t n, Op op, std::uint64_t seed) {
+  using namespace ssum::cuda_detail;
+  const std::vector<T> in = random_values<T>(n, seed);
+  const T init = static_cast<T>(5);
+  std::vector<T> expect(n);
+  device_array<T> d_in(in), d_out(n);
+  scan_params<T> p{};
+  std::inclusive_scan(in.begin(), in.end(), expect.begin(), op);
+  launch(d_in.ptr, d_out.ptr, n, op, p);
+  EXPECT_EQ(d_out.to_host(), expect) << "inclusive, n=" << n;
+  p.has_init = true;
+  p.init = init;
+  std::inclusive_scan(in.begin(), in.end(), expect.begin(), op, init);
+  launch(d_in.ptr, d_out.ptr, n, op, p);
+  EXPECT_EQ(d_out.to_host(), expect) << "inclusive with init, n=" << n;
+  p.exclusive = true;
+  std::exclusive_scan(in.begin(), in.end(), expect.begin(), init, op);
+  launch(d_in.ptr, d_in.ptr, n, op, p);  // in place
+  EXPECT_EQ(d_in.to_host(), expect) << "exclusive in place, n=" << n;
+}
+
+TYPED_TEST(CudaScan, SpecializedKernelMatchesStd) {
+  using T = TypeParam;
+  if constexpr (std::is_integral_v<T>) {
+    SKIP_WITHOUT_DEVICE();
+    using namespace ssum::cuda_detail;
+    using tuning = specialized_scan_tuning<T>;
+    auto* kernel = scan_tiles_specialized<tuning::consumers, tuning::rows, tuning::stages, tuning::min_blocks,
+                                          tuning::flags, T, ssum::plus>;
+    if (!runs_bulk_copy_code(kernel)) GTEST_SKIP() << "the device or the build has no sm_90 code";
+    const auto tuned = [](const T* in, T* out, std::size_t n, auto op, scan_params<T> p) {
+      launch_specialized_scan<tuning::consumers, tuning::rows, tuning::stages, tuning::min_blocks, tuning::flags>(
+          nullptr, in, out, n, op, p);
+    };
+    // Two consumers, two stages of 1 KiB tiles: every stage is reused many times (the
+    // barriers' phases alternate).
+    const auto small = [](const T* in, T* out, std::size_t n, auto op, scan_params<T> p) {
+      launch_specialized_scan<2, 2, 2, 1, tuning::flags>(nullptr, in, out, n, op, p);
+    };
+
+    constexpr std::size_t tile = specialized_scan_shape<tuning::consumers, tuning::rows, T>::tile_t::size;
+    constexpr std::size_t small_tile = specialized_scan_shape<2, 2, T>::tile_t::size;
+    for (std::size_t n : {std::size_t{1}, std::size_t{33}, small_tile - 1, small_tile, small_tile + 1, tile - 1, tile,
+                          tile + 1, 3 * tile + 17, std::size_t{1000007}, std::size_t{20000000}}) {
+      check_launch<T>(tuned, n, ssum::plus{}, n);
+      check_launch<T>(small, n, ssum::plus{}, n + 1);
+      check_launch<T>(tuned, n, ssum::minimum{}, 3 * n);
+      check_launch<T>(tuned, n, ssum::maximum{}, 5 * n);
+      check_launch<T>(small, n, ssum::bit_or{}, 7 * n);
+    }
+  } else {
+    GTEST_SKIP() << "the specialized kernel is for integers";
+  }
+}
+
 TEST(CudaScanErrors, NullPointersAreRejected) {
   SKIP_WITHOUT_DEVICE();
   int* null = nullptr;

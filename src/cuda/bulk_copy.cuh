@@ -1,0 +1,86 @@
+#pragma once
+// Hopper's bulk copy (PTX ISA 8.0, sm_90: cp.async.bulk with an mbarrier counting the bytes
+// that have landed): one thread starts the copy of a whole contiguous run of global memory
+// into shared memory, and the bytes in flight hold no registers of any thread. Kernels that
+// use it keep a plain load path for the architectures before sm_90 (bulk_copy_available).
+#include <cuda_runtime.h>
+
+#include "cuda/check.cuh"
+
+namespace ssum::cuda_detail {
+
+/// Whether the current device runs `kernel`'s sm_90 code: its PTX was generated for compute
+/// capability 9.0 or later (a build for older architectures only has their path, and a device
+/// before sm_90 cannot run such code at all).
+template <class Kernel>
+bool runs_bulk_copy_code(Kernel* kernel) {
+  cudaFuncAttributes attributes{};
+  SSUM_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+  return attributes.ptxVersion >= 90;
+}
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+constexpr bool bulk_copy_available = true;
+#else
+constexpr bool bulk_copy_available = false;
+#endif
+
+__device__ __forceinline__ unsigned shared_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+/// An mbarrier in shared memory whose phase completes after `arrivals` arrivals and the bytes
+/// announced by expect_bytes. Initialise by one thread, then a block barrier before others wait.
+__device__ __forceinline__ void bulk_barrier_init(unsigned long long* bar, unsigned arrivals = 1) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(shared_address(bar)), "r"(arrivals) : "memory");
+}
+/// Makes the initialisations visible to the copy engine (the async proxy).
+__device__ __forceinline__ void bulk_barrier_init_fence() {
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+}
+/// One arrival of the issuing thread, announcing how many bytes the copies will deliver.
+__device__ __forceinline__ void bulk_barrier_expect_bytes(unsigned long long* bar, unsigned bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(bar)), "r"(bytes)
+               : "memory");
+}
+/// `count` arrivals without bytes, releasing this thread's earlier accesses to the waiters.
+__device__ __forceinline__ void bulk_barrier_arrive(unsigned long long* bar, unsigned count) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(bar)), "r"(count) : "memory");
+}
+/// dst (shared) <- src (global), `bytes` a multiple of 16, both addresses 16-byte aligned.
+/// EvictFirst: the source is read once, so it should not push other data out of L2.
+template <bool EvictFirst>
+__device__ __forceinline__ void bulk_load(void* dst, const void* src, unsigned bytes, unsigned long long* bar) {
+  if constexpr (EvictFirst) {
+    asm volatile(
+        "{\n\t.reg .b64 policy;\n\t"
+        "createpolicy.fractional.L2::evict_first.b64 policy, 1.0;\n\t"
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1], %2, [%3], "
+        "policy;\n\t}" ::"r"(shared_address(dst)),
+        "l"(src), "r"(bytes), "r"(shared_address(bar))
+        : "memory");
+  } else {
+    asm volatile(
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+            shared_address(dst)),
+        "l"(src), "r"(bytes), "r"(shared_address(bar))
+        : "memory");
+  }
+}
+/// Waits until phase `parity` of the barrier completed (the first use: parity 0).
+__device__ __forceinline__ void bulk_barrier_wait(unsigned long long* bar, unsigned parity) {
+  unsigned done = 0;
+  do {
+    asm volatile(
+        "{\n\t.reg .pred p;\n\t"
+        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+        "selp.u32 %0, 1, 0, p;\n\t}"
+        : "=r"(done)
+        : "r"(shared_address(bar)), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+#endif
+
+}  // namespace ssum::cuda_detail
