@@ -1,8 +1,8 @@
 #pragma once
 // Hopper's bulk copy (PTX ISA 8.0, sm_90: cp.async.bulk with an mbarrier counting the bytes
 // that have landed): one thread starts the copy of a whole contiguous run of global memory
-// into shared memory, and the bytes in flight hold no registers of any thread. Kernels that
-// use it keep a plain load path for the architectures before sm_90 (bulk_copy_available).
+// into shared memory, and the bytes in flight hold no registers of any thread. The device
+// functions exist for sm_90 and later only; hosts ask runs_bulk_copy_code before a launch.
 #include <cuda_runtime.h>
 
 #include "cuda/check.cuh"
@@ -18,12 +18,6 @@ bool runs_bulk_copy_code(Kernel* kernel) {
   SSUM_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
   return attributes.ptxVersion >= 90;
 }
-
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-constexpr bool bulk_copy_available = true;
-#else
-constexpr bool bulk_copy_available = false;
-#endif
 
 __device__ __forceinline__ unsigned shared_address(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
