@@ -418,6 +418,7 @@ struct specialized_scan_tuning {
 template <int Consumers, int Rows, int Stages, int MinBlocks, int Flags, class T, class Op>
 __global__ void __launch_bounds__((2 + Consumers) * warp_size, MinBlocks)
     scan_tiles_specialized(const T* in, T* out, std::size_t n, Op op, scan_params<T> p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using tile_t = typename specialized_scan_shape<Consumers, Rows, T>::tile_t;
   constexpr int run = tile_t::run;
   constexpr int consumer_threads = Consumers * warp_size;
@@ -437,7 +438,6 @@ __global__ void __launch_bounds__((2 + Consumers) * warp_size, MinBlocks)
   T* const ring = reinterpret_cast<T*>(staged_smem);
   const std::size_t tiles = (n + tile - 1) / tile;
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   // One thread: the next ticket for stage s, and the copy when it is a full tile (the last,
   // partial tile is read from global memory). `arrivals`: this thread's share of landed's.
   const auto refill = [&](int s, unsigned arrivals) {
@@ -536,7 +536,7 @@ __global__ void __launch_bounds__((2 + Consumers) * warp_size, MinBlocks)
   }
 #else
   // Before sm_90 (no bulk copy): never launched (scan.cu asks runs_bulk_copy_code first).
-  (void)in; (void)out; (void)op; (void)lane; (void)warp; (void)ring; (void)tiles;
+  (void)in; (void)out; (void)n; (void)op; (void)p;
   __trap();
 #endif
 }
