@@ -91,6 +91,27 @@ void ssum_vectorized_shape(benchmark::State& state) {
   });
 }
 
+// The vectorized kernel in its default shape as every call was before tile state was kept
+// (kept_state.cuh): fresh scratch from the pool and a memset for each call.
+template <class T>
+void ssum_scratch_per_call(benchmark::State& state) {
+  using namespace ssum::cuda_detail;
+  using tuning = vectorized_scan_tuning<T>;
+  using state_t = tile_state<T>;
+  const std::size_t n = std::size_t{1} << state.range(0);
+  constexpr std::size_t tile = std::size_t{tuning::threads} * tuning::vectors * (16 / sizeof(T));
+  const std::size_t tiles = (n + tile - 1) / tile;
+  buffers<T> b(n);
+  time_batches(state, 2 * n * sizeof(T), [&] {
+    device_buffer scratch(state_t::bytes(tiles), nullptr);
+    check(cudaMemsetAsync(scratch.as<void>(), 0, state_t::bytes(tiles)), "cudaMemsetAsync");
+    scan_params<T> p{};
+    p.state = state_t::bind(scratch.as<void>(), tiles);
+    launch_vectorized_scan_kernel<tuning::threads, tuning::vectors, tuning::min_blocks, tuning::flags>(
+        nullptr, b.in, b.out, n, ssum::plus{}, p);
+  });
+}
+
 // The warp-specialized kernel (persistent blocks, a ring of Stages bulk-copied tiles; a
 // reducer warp, a look-back warp and Consumers scanning warps).
 template <int Consumers, int Rows, int Stages, int MinBlocks, int Flags, class T = std::int32_t>
@@ -177,6 +198,10 @@ void register_all() {
     add("scan/int64/ssum", ssum_inclusive_sum<std::int64_t>, log_n);
     add("scan/int64/cub", cub_inclusive_sum<std::int64_t>, log_n);
     add("scan/int64/copy", copy_same_bytes<std::int64_t>, log_n);
+  }
+  for (int log_n : {16, 20, 22}) {  // what kept tile state saves (ssum rows: kept)
+    add("scan/int32/scratch_per_call", ssum_scratch_per_call<std::int32_t>, log_n);
+    add("scan/int64/scratch_per_call", ssum_scratch_per_call<std::int64_t>, log_n);
   }
   for (int log_n : {22, 26}) {  // where the default kernel changes (scan.cu)
     add("scan/int32/ssum", ssum_inclusive_sum<std::int32_t>, log_n);

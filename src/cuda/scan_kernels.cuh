@@ -12,6 +12,7 @@
 #include "cuda/bulk_copy.cuh"
 #include "cuda/check.cuh"
 #include "cuda/device_buffer.cuh"
+#include "cuda/kept_state.cuh"
 #include "cuda/tile_scan.cuh"
 
 namespace ssum::cuda_detail {
@@ -38,6 +39,7 @@ struct scan_params {
   bool has_init;
   bool exclusive;
   tile_state<Out> state;  // LookBack
+  bool reset_state;       // LookBack: the state is kept; the last block zeroes it (reset_when_last)
   const Out* tile_prefix; // !LookBack: what precedes each tile (includes init)
 };
 
@@ -106,6 +108,9 @@ __global__ void __launch_bounds__(Threads, MinBlocks) scan_tiles(const In* in, O
     for (int k = 0; k < Items; ++k) io::stage(k, has_first ? op(first, v[k]) : v[k], staged);
   }
   io::template flush<Flags>(out, base, valid, staged);
+  if constexpr (LookBack) {
+    if (p.reset_state) reset_when_last(p.state, gridDim.x);
+  }
 }
 
 // Integer scans whose input and output have one 4- or 8-byte type and 16-byte alignment
@@ -268,6 +273,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   }
 
   store_vectorized_tile<Threads, Vectors, Flags>(out, n, tile_id, v);
+  if (p.reset_state) reset_when_last(p.state, gridDim.x);
 }
 
 template <int Threads, int Vectors, int MinBlocks, int Flags, class T, class Op>
@@ -275,11 +281,22 @@ void launch_vectorized_scan(cudaStream_t stream, const T* in, T* out, std::size_
   using state_t = tile_state<T>;
   constexpr std::size_t tile = std::size_t{Threads} * Vectors * (16 / sizeof(T));
   const std::size_t tiles = (n + tile - 1) / tile;
-  device_buffer scratch(state_t::bytes(tiles), stream);
-  p.state = state_t::bind(scratch.as<void>(), tiles);
-  SSUM_CUDA_CHECK(cudaMemsetAsync(scratch.as<void>(), 0, state_t::zeroed_bytes(tiles), stream));
+  with_zeroed_state(stream, state_t::bytes(tiles), [&](void* state, bool reset) {
+    p.state = state_t::bind(state, tiles);
+    p.reset_state = reset;
+    scan_tiles_vectorized<Threads, Vectors, MinBlocks, Flags>
+        <<<static_cast<unsigned>(tiles), Threads, 0, stream>>>(in, out, n, op, p);
+    SSUM_CUDA_CHECK_LAUNCH("scan_tiles_vectorized");
+  });
+}
+
+// The kernel alone, on tile state the caller bound and zeroed (bench_scan_cuda measures
+// with it what kept state saves).
+template <int Threads, int Vectors, int MinBlocks, int Flags, class T, class Op>
+void launch_vectorized_scan_kernel(cudaStream_t stream, const T* in, T* out, std::size_t n, Op op, scan_params<T> p) {
+  constexpr std::size_t tile = std::size_t{Threads} * Vectors * (16 / sizeof(T));
   scan_tiles_vectorized<Threads, Vectors, MinBlocks, Flags>
-      <<<static_cast<unsigned>(tiles), Threads, 0, stream>>>(in, out, n, op, p);
+      <<<static_cast<unsigned>((n + tile - 1) / tile), Threads, 0, stream>>>(in, out, n, op, p);
   SSUM_CUDA_CHECK_LAUNCH("scan_tiles_vectorized");
 }
 
@@ -534,6 +551,7 @@ __global__ void __launch_bounds__((2 + Consumers) * warp_size, MinBlocks)
       }
     }
   }
+  if (p.reset_state) reset_when_last(p.state, tiles);
 #else
   // Before sm_90 (no bulk copy): never launched (scan.cu asks runs_bulk_copy_code first).
   (void)in; (void)out; (void)n; (void)op; (void)p;
@@ -549,10 +567,6 @@ void launch_specialized_scan(cudaStream_t stream, const T* in, T* out, std::size
   constexpr std::size_t ring_bytes = Stages * shape::tile_t::bytes;
   constexpr std::size_t tile = shape::tile_t::size;
   const std::size_t tiles = (n + tile - 1) / tile;
-  // Tickets past the last tile (each block's final refills) touch no tile state.
-  device_buffer scratch(state_t::bytes(tiles), stream);
-  p.state = state_t::bind(scratch.as<void>(), tiles);
-  SSUM_CUDA_CHECK(cudaMemsetAsync(scratch.as<void>(), 0, state_t::zeroed_bytes(tiles), stream));
   auto* kernel = scan_tiles_specialized<Consumers, Rows, Stages, MinBlocks, Flags, T, Op>;
   if (ring_bytes > 48 * 1024) {
     SSUM_CUDA_CHECK(
@@ -564,8 +578,13 @@ void launch_specialized_scan(cudaStream_t stream, const T* in, T* out, std::size
   SSUM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, shape::threads, ring_bytes));
   const std::size_t resident = std::size_t(std::max(1, sms * per_sm));
   const unsigned grid = static_cast<unsigned>(std::min(tiles, resident));
-  kernel<<<grid, shape::threads, ring_bytes, stream>>>(in, out, n, op, p);
-  SSUM_CUDA_CHECK_LAUNCH("scan_tiles_specialized");
+  // Tickets past the last tile (each block's final refills) touch no tile state.
+  with_zeroed_state(stream, state_t::bytes(tiles), [&](void* state, bool reset) {
+    p.state = state_t::bind(state, tiles);
+    p.reset_state = reset;
+    kernel<<<grid, shape::threads, ring_bytes, stream>>>(in, out, n, op, p);
+    SSUM_CUDA_CHECK_LAUNCH("scan_tiles_specialized");
+  });
 }
 
 // Deterministic path, step 1: the reduction of each tile, combined in the tile's fixed shape.
@@ -617,11 +636,13 @@ template <int Threads, int Items, int MinBlocks, class BlockScan, int Flags, cla
 void launch_look_back_scan(cudaStream_t stream, const In* in, Out* out, std::size_t n, Op op, scan_params<Out> p) {
   using state_t = tile_state<Out>;
   const std::size_t tiles = (n + Threads * Items - 1) / (Threads * Items);
-  device_buffer scratch(state_t::bytes(tiles), stream);
-  p.state = state_t::bind(scratch.as<void>(), tiles);
-  SSUM_CUDA_CHECK(cudaMemsetAsync(scratch.as<void>(), 0, state_t::zeroed_bytes(tiles), stream));
-  scan_tiles<Threads, Items, MinBlocks, BlockScan, true, Flags><<<static_cast<unsigned>(tiles), Threads, 0, stream>>>(in, out, n, op, p);
-  SSUM_CUDA_CHECK_LAUNCH("scan_tiles");
+  with_zeroed_state(stream, state_t::bytes(tiles), [&](void* state, bool reset) {
+    p.state = state_t::bind(state, tiles);
+    p.reset_state = reset;
+    scan_tiles<Threads, Items, MinBlocks, BlockScan, true, Flags>
+        <<<static_cast<unsigned>(tiles), Threads, 0, stream>>>(in, out, n, op, p);
+    SSUM_CUDA_CHECK_LAUNCH("scan_tiles");
+  });
 }
 
 }  // namespace ssum::cuda_detail

@@ -94,7 +94,7 @@ std::size_t select_if(cudaStream_t stream, const T* d_in, T* d_out, std::size_t 
   device_buffer scratch(16 + state_t::bytes(tiles), stream);
   count_t* d_count = scratch.as<count_t>();
   const state_t state = state_t::bind(scratch.as<char>(16), tiles);
-  SSUM_CUDA_CHECK(cudaMemsetAsync(scratch.as<char>(16), 0, state_t::zeroed_bytes(tiles), stream));
+  SSUM_CUDA_CHECK(cudaMemsetAsync(scratch.as<char>(16), 0, state_t::bytes(tiles), stream));
   select_tiles<tuning::threads, tuning::items><<<static_cast<unsigned>(tiles), tuning::threads, 0, stream>>>(
       d_in, d_out, n, pred, state, tiles, d_count);
   SSUM_CUDA_CHECK_LAUNCH("select_tiles");

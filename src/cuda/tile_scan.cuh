@@ -126,13 +126,13 @@ template <class T>
 struct tile_state<T, true> {
   unsigned long long* word;    // per tile; zeroed before the launch
   unsigned long long* ticket;  // next tile index to hand out; zeroed before the launch
+  unsigned long long* done;    // blocks finished (reset_when_last); zeroed before the launch
 
-  // Scratch layout: ticket, then the words; all of it starts at zero.
-  static std::size_t bytes(std::size_t tiles) { return 8 * (1 + tiles); }
-  static std::size_t zeroed_bytes(std::size_t tiles) { return bytes(tiles); }
+  // Scratch layout: ticket, done, then the words; all of it starts at zero.
+  __host__ __device__ static std::size_t bytes(std::size_t tiles) { return 8 * (2 + tiles); }
   static tile_state bind(void* scratch, std::size_t) {
     auto* base = static_cast<unsigned long long*>(scratch);
-    return {base + 1, base};
+    return {base + 2, base, base + 1};
   }
 
   __device__ void publish(std::size_t tile, T value, unsigned status) const {
@@ -166,13 +166,13 @@ struct tile_state<T, false> {
   static_assert(sizeof(T) <= 8, "tile values up to 8 bytes");
   unsigned long long* word;    // per tile: {status, value bits}, 16-byte aligned, zeroed before the launch
   unsigned long long* ticket;  // next tile index to hand out; zeroed before the launch
+  unsigned long long* done;    // blocks finished (reset_when_last); zeroed before the launch
 
-  // Scratch layout: ticket (padded to 16 bytes), then the words; all of it starts at zero.
-  static std::size_t bytes(std::size_t tiles) { return 16 * (1 + tiles); }
-  static std::size_t zeroed_bytes(std::size_t tiles) { return bytes(tiles); }
+  // Scratch layout: ticket, done, then the words; all of it starts at zero.
+  __host__ __device__ static std::size_t bytes(std::size_t tiles) { return 16 * (1 + tiles); }
   static tile_state bind(void* scratch, std::size_t) {
     auto* base = static_cast<unsigned long long*>(scratch);
-    return {base + 2, base};
+    return {base + 2, base, base + 1};
   }
 
   __device__ void publish(std::size_t tile, T value, unsigned status) const {
@@ -205,6 +205,22 @@ struct tile_state<T, false> {
     return static_cast<unsigned>(s);
   }
 };
+
+// Tile state that outlives a launch (kept_state.cuh): called by every thread of every block
+// once the block's last look-back is over. The block that gets here last knows that no
+// look-back reads the state any more, and zeroes it all, ticket and counter included, so
+// that the next launch on it needs no memset: one launch where there were two.
+template <class State>
+__device__ void reset_when_last(const State& state, std::size_t tiles) {
+  __shared__ bool s_last;
+  __syncthreads();  // this block's look-backs are over
+  if (threadIdx.x == 0) s_last = atomicAdd(state.done, 1ull) == gridDim.x - 1;
+  __syncthreads();
+  if (s_last) {
+    const std::size_t words = State::bytes(tiles) / sizeof(unsigned long long);
+    for (std::size_t i = threadIdx.x; i < words; i += blockDim.x) state.ticket[i] = 0;  // the scratch starts at ticket
+  }
+}
 
 // Called by all 32 lanes of one warp for tile > 0; returns the exclusive prefix of `tile`
 // (everything before it) in every lane.

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "cuda/block_scan.cuh"
@@ -259,6 +260,99 @@ TEST(CudaScanStreams, RunsOrderedOnTheGivenStream) {
   std::inclusive_scan(in.begin(), in.end(), expect.begin());
   EXPECT_EQ(d_out.to_host(), expect);
   CHECK_CUDA(cudaStreamDestroy(stream));
+}
+
+// Tile state kept per stream from call to call (kept_state.cuh): each kernel leaves it zeroed
+// for the next. Growing sizes, alternating kernels and types, and streams of their own, all
+// on the state left by the calls before; every result checked.
+template <class T>
+void expect_inclusive_sum(cudaStream_t stream, std::size_t n, std::uint64_t seed, bool aligned = true) {
+  const auto in = random_values<T>(n + 1, seed);
+  device_array<T> d_in(in), d_out(n + 1);
+  const std::size_t at = aligned ? 0 : 1;  // an odd offset takes the transposing kernel
+  ssum::inclusive_scan(ssum::cuda{stream}, d_in.ptr + at, d_out.ptr + at, n, ssum::plus{});
+  ASSERT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+  std::vector<T> expect(n);
+  std::inclusive_scan(in.begin() + at, in.begin() + at + n, expect.begin());
+  const auto got = d_out.to_host();
+  EXPECT_TRUE(std::equal(expect.begin(), expect.end(), got.begin() + at)) << "n=" << n << " aligned=" << aligned;
+}
+
+TEST(CudaScanKeptState, CallAfterCallOnOneStream) {
+  SKIP_WITHOUT_DEVICE();
+  cudaStream_t stream;
+  CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  std::uint64_t seed = 1;
+  for (std::size_t n : {std::size_t{1}, std::size_t{4097}, std::size_t{1000007}, std::size_t{3}, std::size_t{1} << 22,
+                        std::size_t{33}, (std::size_t{1} << 24) + 5, std::size_t{100000}}) {
+    expect_inclusive_sum<std::int32_t>(stream, n, seed++);
+    expect_inclusive_sum<std::uint64_t>(stream, n, seed++);
+    expect_inclusive_sum<std::int64_t>(stream, n, seed++, false);
+  }
+  CHECK_CUDA(cudaStreamDestroy(stream));
+  expect_inclusive_sum<std::int32_t>(nullptr, 1 << 20, seed++);  // the legacy stream
+}
+
+TEST(CudaScanKeptState, StreamsOfSeveralThreads) {
+  SKIP_WITHOUT_DEVICE();
+  cudaStream_t shared;
+  CHECK_CUDA(cudaStreamCreateWithFlags(&shared, cudaStreamNonBlocking));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([t, shared] {
+      cudaStream_t own;
+      ASSERT_EQ(cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking), cudaSuccess);
+      for (int i = 0; i < 5; ++i) {
+        const std::size_t n = (std::size_t{1} << (12 + 2 * i)) + 17 * t;
+        expect_inclusive_sum<std::int32_t>(t % 2 ? own : shared, n, 100 * t + i);
+        expect_inclusive_sum<std::int64_t>(cudaStreamPerThread, n, 100 * t + i + 50);
+      }
+      ASSERT_EQ(cudaStreamDestroy(own), cudaSuccess);
+    });
+  }
+  for (auto& t : threads) t.join();
+  CHECK_CUDA(cudaStreamDestroy(shared));
+}
+
+// A stream being captured keeps no state (a graph may run on any stream): the captured scan
+// takes its own scratch, and the graph replays correctly, twice.
+TEST(CudaScanKeptState, CapturedIntoAGraph) {
+  SKIP_WITHOUT_DEVICE();
+  const std::size_t n = (1 << 20) + 3;
+  const auto in = random_values<std::int32_t>(n, 5);
+  device_array<std::int32_t> d_in(in), d_out(n);
+  std::vector<std::int32_t> expect(n);
+  std::inclusive_scan(in.begin(), in.end(), expect.begin());
+  cudaStream_t stream;
+  CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  expect_inclusive_sum<std::int32_t>(stream, n, 6);  // the stream has kept state already
+  CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  ssum::inclusive_scan(ssum::cuda{stream}, d_in.ptr, d_out.ptr, n, ssum::plus{});
+  cudaGraph_t graph;
+  CHECK_CUDA(cudaStreamEndCapture(stream, &graph));
+  cudaGraphExec_t exec;
+  CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  for (int replay = 0; replay < 2; ++replay) {
+    CHECK_CUDA(cudaMemset(d_out.ptr, 0, n * sizeof(std::int32_t)));
+    CHECK_CUDA(cudaGraphLaunch(exec, stream));
+    CHECK_CUDA(cudaStreamSynchronize(stream));
+    EXPECT_EQ(d_out.to_host(), expect) << "replay " << replay;
+  }
+  expect_inclusive_sum<std::int32_t>(stream, n, 7);  // and the kept state is still good
+  CHECK_CUDA(cudaGraphExecDestroy(exec));
+  CHECK_CUDA(cudaGraphDestroy(graph));
+  CHECK_CUDA(cudaStreamDestroy(stream));
+}
+
+// After a device reset every buffer is gone: the new context has a new id, so the state kept
+// for the old one is never used.
+TEST(CudaScanKeptState, AfterADeviceReset) {
+  SKIP_WITHOUT_DEVICE();
+  expect_inclusive_sum<std::int32_t>(nullptr, 1 << 20, 8);
+  CHECK_CUDA(cudaDeviceSynchronize());
+  CHECK_CUDA(cudaDeviceReset());
+  expect_inclusive_sum<std::int32_t>(nullptr, 1 << 20, 9);
+  expect_inclusive_sum<std::int64_t>(nullptr, 1 << 20, 10);
 }
 
 // More than 2^31 elements: 8-bit input, 64-bit sums. Checked at a million sample positions.
