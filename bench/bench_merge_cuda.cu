@@ -310,7 +310,12 @@ void register_type(std::size_t n) {
   add("merge_generated/ssum_two_one_by_one", ssum_two_merges_one_by_one<T>);
   // Twice the threads per tile (half the partition's splits), as much shared memory as fits.
   if constexpr (sizeof(T) == 8) add("merge/ssum_512x11", ssum_merge_shape<T, 512, 11>);
-  if constexpr (sizeof(T) == 4) add("merge/ssum_512x19", ssum_merge_shape<T, 512, 19>);
+  if constexpr (sizeof(T) == 4) {
+    add("merge/ssum_512x19", ssum_merge_shape<T, 512, 19>);
+    // CUB's sm_90 shape for 4-byte keys (512 x 15): 828 against 697 us at 2^28 (eighth
+    // session; 512 x 11 757, 256 x 23 762, 512 x 15 at 2 blocks per SM 871).
+    add("merge/ssum_512x15", ssum_merge_shape<T, 512, 15>);
+  }
   add("pair_sums/ssum_count", ssum_count_pair_sums<T>);
   if constexpr (sizeof(T) == 8) {  // 4-byte keys at these sizes always hold a match
     add("pair_sums/ssum_find", ssum_find_pair_sum_shape<T>);
