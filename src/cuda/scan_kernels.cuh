@@ -276,20 +276,6 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   if (p.reset_state) reset_when_last(p.state, gridDim.x);
 }
 
-template <int Threads, int Vectors, int MinBlocks, int Flags, class T, class Op>
-void launch_vectorized_scan(cudaStream_t stream, const T* in, T* out, std::size_t n, Op op, scan_params<T> p) {
-  using state_t = tile_state<T>;
-  constexpr std::size_t tile = std::size_t{Threads} * Vectors * (16 / sizeof(T));
-  const std::size_t tiles = (n + tile - 1) / tile;
-  with_zeroed_state(stream, state_t::bytes(tiles), [&](void* state, bool reset) {
-    p.state = state_t::bind(state, tiles);
-    p.reset_state = reset;
-    scan_tiles_vectorized<Threads, Vectors, MinBlocks, Flags>
-        <<<static_cast<unsigned>(tiles), Threads, 0, stream>>>(in, out, n, op, p);
-    SSUM_CUDA_CHECK_LAUNCH("scan_tiles_vectorized");
-  });
-}
-
 // The kernel alone, on tile state the caller bound and zeroed (bench_scan_cuda measures
 // with it what kept state saves).
 template <int Threads, int Vectors, int MinBlocks, int Flags, class T, class Op>
@@ -298,6 +284,18 @@ void launch_vectorized_scan_kernel(cudaStream_t stream, const T* in, T* out, std
   scan_tiles_vectorized<Threads, Vectors, MinBlocks, Flags>
       <<<static_cast<unsigned>((n + tile - 1) / tile), Threads, 0, stream>>>(in, out, n, op, p);
   SSUM_CUDA_CHECK_LAUNCH("scan_tiles_vectorized");
+}
+
+template <int Threads, int Vectors, int MinBlocks, int Flags, class T, class Op>
+void launch_vectorized_scan(cudaStream_t stream, const T* in, T* out, std::size_t n, Op op, scan_params<T> p) {
+  using state_t = tile_state<T>;
+  constexpr std::size_t tile = std::size_t{Threads} * Vectors * (16 / sizeof(T));
+  const std::size_t tiles = (n + tile - 1) / tile;
+  with_zeroed_state(stream, state_t::bytes(tiles), [&](void* state, bool reset) {
+    p.state = state_t::bind(state, tiles);
+    p.reset_state = reset;
+    launch_vectorized_scan_kernel<Threads, Vectors, MinBlocks, Flags>(stream, in, out, n, op, p);
+  });
 }
 
 // Large integer scans of 16-byte aligned data on sm_90: tiles staged in shared memory by the
