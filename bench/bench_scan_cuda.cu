@@ -99,8 +99,7 @@ void ssum_scratch_per_call(benchmark::State& state) {
   using tuning = vectorized_scan_tuning<T>;
   using state_t = tile_state<T>;
   const std::size_t n = std::size_t{1} << state.range(0);
-  constexpr std::size_t tile = std::size_t{tuning::threads} * tuning::vectors * (16 / sizeof(T));
-  const std::size_t tiles = (n + tile - 1) / tile;
+  const std::size_t tiles = (n + tuning::tile - 1) / tuning::tile;
   buffers<T> b(n);
   time_batches(state, 2 * n * sizeof(T), [&] {
     device_buffer scratch(state_t::bytes(tiles), nullptr);

@@ -120,6 +120,10 @@ __global__ void __launch_bounds__(Threads, MinBlocks) scan_tiles(const In* in, O
 // reads 4 elements at a time too; ssum's transposing kernel reached 0.84x of it).
 // Lane l's k-th vector holds elements k*32*V + l*V ... + V-1 of the run: the lane scans it
 // in registers, the warp scans the vectors' totals with shuffles, vector after vector.
+// Elements per tile of scan_tiles_vectorized: Threads x Vectors 16-byte vectors.
+template <int Threads, int Vectors, class T>
+constexpr std::size_t vectorized_tile = std::size_t{Threads} * Vectors * (16 / sizeof(T));
+
 template <class T>
 struct vectorized_scan_tuning {
   // Measured on the H200 (bench_scan_cuda's vec_ rows, docs/performance.md): 128 threads x
@@ -130,6 +134,7 @@ struct vectorized_scan_tuning {
   static constexpr int vectors = 8;
   static constexpr int min_blocks = sizeof(T) >= 8 ? 4 : 6;
   static constexpr int flags = scan_variant::backoff | scan_variant::streaming;
+  static constexpr std::size_t tile = vectorized_tile<threads, vectors, T>;
 };
 
 template <int Flags, class T, int V>
@@ -280,7 +285,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
 // with it what kept state saves).
 template <int Threads, int Vectors, int MinBlocks, int Flags, class T, class Op>
 void launch_vectorized_scan_kernel(cudaStream_t stream, const T* in, T* out, std::size_t n, Op op, scan_params<T> p) {
-  constexpr std::size_t tile = std::size_t{Threads} * Vectors * (16 / sizeof(T));
+  constexpr std::size_t tile = vectorized_tile<Threads, Vectors, T>;
   scan_tiles_vectorized<Threads, Vectors, MinBlocks, Flags>
       <<<static_cast<unsigned>((n + tile - 1) / tile), Threads, 0, stream>>>(in, out, n, op, p);
   SSUM_CUDA_CHECK_LAUNCH("scan_tiles_vectorized");
@@ -289,7 +294,7 @@ void launch_vectorized_scan_kernel(cudaStream_t stream, const T* in, T* out, std
 template <int Threads, int Vectors, int MinBlocks, int Flags, class T, class Op>
 void launch_vectorized_scan(cudaStream_t stream, const T* in, T* out, std::size_t n, Op op, scan_params<T> p) {
   using state_t = tile_state<T>;
-  constexpr std::size_t tile = std::size_t{Threads} * Vectors * (16 / sizeof(T));
+  constexpr std::size_t tile = vectorized_tile<Threads, Vectors, T>;
   const std::size_t tiles = (n + tile - 1) / tile;
   with_zeroed_state(stream, state_t::bytes(tiles), [&](void* state, bool reset) {
     p.state = state_t::bind(state, tiles);

@@ -49,8 +49,7 @@ std::vector<std::size_t> scan_sizes() {
   std::vector<std::size_t> sizes = {0, 1, 2, 31, 32, 33, 255, 256, 257, tile - 1, tile, tile + 1, 2 * tile + 3,
                                     1000007};
   if constexpr (std::is_integral_v<T> && (sizeof(T) == 4 || sizeof(T) == 8)) {  // the vectorized kernel's tiles
-    using vec = ssum::cuda_detail::vectorized_scan_tuning<T>;
-    constexpr std::size_t vtile = std::size_t{vec::threads} * vec::vectors * (16 / sizeof(T));
+    constexpr std::size_t vtile = ssum::cuda_detail::vectorized_scan_tuning<T>::tile;
     for (std::size_t s : {vtile - 1, vtile, vtile + 1, 3 * vtile + 5}) sizes.push_back(s);
   }
   std::mt19937_64 rng(99);
@@ -247,24 +246,8 @@ TEST(CudaScanErrors, NullPointersAreRejected) {
   EXPECT_NO_THROW(ssum::inclusive_scan(ssum::cuda{}, null, null, 0, ssum::plus{}));
 }
 
-TEST(CudaScanStreams, RunsOrderedOnTheGivenStream) {
-  SKIP_WITHOUT_DEVICE();
-  cudaStream_t stream;
-  CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  const std::size_t n = 1 << 20;
-  const auto in = random_values<std::int64_t>(n, 1);
-  device_array<std::int64_t> d_in(in), d_out(n);
-  ssum::inclusive_scan(ssum::cuda{stream}, d_in.ptr, d_out.ptr, n, ssum::plus{});
-  CHECK_CUDA(cudaStreamSynchronize(stream));
-  std::vector<std::int64_t> expect(n);
-  std::inclusive_scan(in.begin(), in.end(), expect.begin());
-  EXPECT_EQ(d_out.to_host(), expect);
-  CHECK_CUDA(cudaStreamDestroy(stream));
-}
-
-// Tile state kept per stream from call to call (kept_state.cuh): each kernel leaves it zeroed
-// for the next. Growing sizes, alternating kernels and types, and streams of their own, all
-// on the state left by the calls before; every result checked.
+// A sum of n random values on `stream` (at an odd offset when not aligned: the transposing
+// kernel), checked against std::inclusive_scan.
 template <class T>
 void expect_inclusive_sum(cudaStream_t stream, std::size_t n, std::uint64_t seed, bool aligned = true) {
   const auto in = random_values<T>(n + 1, seed);
@@ -278,6 +261,17 @@ void expect_inclusive_sum(cudaStream_t stream, std::size_t n, std::uint64_t seed
   EXPECT_TRUE(std::equal(expect.begin(), expect.end(), got.begin() + at)) << "n=" << n << " aligned=" << aligned;
 }
 
+TEST(CudaScanStreams, RunsOrderedOnTheGivenStream) {
+  SKIP_WITHOUT_DEVICE();
+  cudaStream_t stream;
+  CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  expect_inclusive_sum<std::int64_t>(stream, 1 << 20, 1);
+  CHECK_CUDA(cudaStreamDestroy(stream));
+}
+
+// Tile state kept per stream from call to call (kept_state.cuh): each kernel leaves it zeroed
+// for the next. Growing sizes, alternating kernels and types, and streams of their own, all
+// on the state left by the calls before; every result checked.
 TEST(CudaScanKeptState, CallAfterCallOnOneStream) {
   SKIP_WITHOUT_DEVICE();
   cudaStream_t stream;
