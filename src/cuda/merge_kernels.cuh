@@ -199,10 +199,12 @@ __device__ std::size_t warp_merge_path_split(AIt a, std::size_t na, BAt b, std::
 
 /// warp_merge_path_split for two diagonals at once, in lockstep: each round issues both
 /// searches' probes before either ballot, so their loads are in flight together and the two
-/// take the rounds of one (the partitions are latency-bound where the grid is small).
-template <class AIt, class BAt, class Compare>
+/// take the rounds of one (the partitions are latency-bound where the grid is small). Probes:
+/// candidates tested per round (lanes [0, Probes) probe): fewer loads, more rounds.
+template <int Probes = 32, class AIt, class BAt, class Compare>
 __device__ void warp_merge_path_splits(AIt a, std::size_t na, BAt b, std::size_t nb, std::size_t d0, std::size_t d1,
                                        Compare comp, std::size_t& s0, std::size_t& s1) {
+  static_assert(Probes >= 2 && Probes <= 32, "a warp's lanes probe");
   const std::size_t lane = threadIdx.x % 32;
   d0 = d0 < na + nb ? d0 : na + nb;
   d1 = d1 < na + nb ? d1 : na + nb;
@@ -215,8 +217,8 @@ __device__ void warp_merge_path_splits(AIt a, std::size_t na, BAt b, std::size_t
 #pragma unroll
     for (int x = 0; x < 2; ++x) {  // a finished search probes nothing
       const std::size_t len = hi[x] - lo[x];
-      step[x] = len >= 32 ? len / 32 : 1;
-      probes[x] = len >= 32 ? 32 : len;
+      step[x] = len >= std::size_t(Probes) ? len / Probes : 1;
+      probes[x] = len >= std::size_t(Probes) ? std::size_t(Probes) : len;
       const std::size_t mid = lo[x] + (lane + 1) * step[x] - 1;
       hit[x] = lane < probes[x] && comp(b(d[x] - 1 - mid), a[mid]);
     }
@@ -239,12 +241,13 @@ __device__ void warp_merge_path_splits(AIt a, std::size_t na, BAt b, std::size_t
 /// The partition of one warp: splits[k] for the diagonals k * tile, k in [k0, k0 + group)
 /// and k <= tiles, k0 = group x (the warp's index). group = 1: one cooperative search per
 /// split. group = 32: cooperative searches for the group's first and last split only (in
-/// lockstep, warp_merge_path_splits), then
+/// lockstep, warp_merge_path_splits, 8 probes a round), then
 /// each lane searches its own split between those two (merge path splits ascend with the
-/// diagonal), in a window of 32 tiles that stays in L2. With tens of thousands of tiles the
-/// cooperative search's 32 loads per round cost more than their latency saves (H200, uint32
-/// merge at 2^28: a partition of one cooperative search per split took about 300 us, one
-/// thread's binary search per split 85 us); with few tiles the latency is all there is.
+/// diagonal, by at most a tile per tile), in a window of at most 16 tiles. With tens of
+/// thousands of tiles these partitions are bound by their random loads, not by latency: one
+/// cooperative search per split took about 300 us at 2^28 uint32 outputs, one thread's
+/// binary search per split 85 us (H200); the brackets' probes were then 40% of the loads at
+/// 32 a round. With few tiles the latency is all there is.
 /// `warp`: this warp's index among the partition's warps.
 template <class AIt, class BAt, class Compare>
 __device__ void warp_partition(std::size_t warp, AIt a, std::size_t na, BAt b, std::size_t nb, std::size_t tile,
@@ -254,7 +257,7 @@ __device__ void warp_partition(std::size_t warp, AIt a, std::size_t na, BAt b, s
   const std::size_t k_last = k0 + std::size_t(group) - 1 < tiles ? k0 + std::size_t(group) - 1 : tiles;
   std::size_t s0 = 0, s1 = 0;
   if (group > 1) {
-    warp_merge_path_splits(a, na, b, nb, k0 * tile, k_last * tile, comp, s0, s1);
+    warp_merge_path_splits<8>(a, na, b, nb, k0 * tile, k_last * tile, comp, s0, s1);
   } else {
     s0 = s1 = warp_merge_path_split(a, na, b, nb, k0 * tile, comp);
   }
@@ -264,6 +267,10 @@ __device__ void warp_partition(std::size_t warp, AIt a, std::size_t na, BAt b, s
   std::size_t lo = d > nb ? d - nb : 0, hi = d < na ? d : na;
   lo = lo > s0 ? lo : s0;
   hi = hi < s1 ? hi : s1;
+  // A tile's outputs take at most a tile from a: s1 - (k_last - k) tiles <= split k <= s0 + (k - k0) tiles.
+  const std::size_t below = (k_last - k) * tile, above = (k - k0) * tile;
+  if (s1 > below && s1 - below > lo) lo = s1 - below;
+  if (s0 + above < hi) hi = s0 + above;
   while (lo < hi) {  // merge_path_split's search, inside [s0, s1]
     const std::size_t mid = lo + (hi - lo) / 2;
     if (comp(b(d - 1 - mid), a[mid])) {
