@@ -1,7 +1,9 @@
 // ssum's CUDA merge against thrust::merge, cub::DeviceMerge::MergeKeys and a device-to-device
 // copy of the same output bytes, side by side in one run; the fused merge_generated
 // (b + constant computed while loading) against the plain merge; other tile shapes of ssum's
-// kernel; and the equal-pairs count.
+// kernels (merge_tiles, and merge_tiles_bulk / pair_sum_tiles_bulk with bulk-copied tiles;
+// `ssum_classic`: merge_tiles in its default shape, beside the default path); and the
+// equal-pairs find and count.
 // Inputs: two equal halves of random sorted keys (31 random bits for uint32, 63 for uint64,
 // so that adding a small constant never wraps), total sizes 2^20, 2^24, 2^28.
 // Time: CUDA events around batches of calls (manual time). bytes_per_second counts
@@ -23,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda/merge_bulk_kernels.cuh"
 #include "cuda/merge_kernels.cuh"
 #include "cuda_batch_timer.cuh"
 #include "ssum/cuda_device.hpp"
@@ -159,6 +162,19 @@ template <class T>
 void ssum_two_merges_batched(benchmark::State& state, std::size_t n) {
   ssum_two_merges<T>(state, n, true);
 }
+// The same two merges batched through the classic tile kernel (merge_tiles_batch).
+template <class T>
+void ssum_two_merges_batched_classic(benchmark::State& state, std::size_t n) {
+  using tuning = ssum::cuda_detail::merge_keys_tuning<T>;
+  inputs<T>& in = inputs<T>::get(n);
+  const std::size_t q = in.half / 2;
+  const ssum::generated_merge<T, ssum::plus_constant<T>> merges[2] = {
+      {in.a, q, ssum::plus_constant<T>{in.b, static_cast<T>(12345)}, q, in.out},
+      {in.b, q, ssum::plus_constant<T>{in.a, static_cast<T>(777)}, q, in.out2}};
+  time_batches(state, merge_bytes<T>(n), [&] {
+    ssum::cuda_detail::launch_merge_batch<tuning::threads, tuning::items>(nullptr, merges, 2, ssum::less{});
+  });
+}
 template <class T>
 void ssum_two_merges_one_by_one(benchmark::State& state, std::size_t n) {
   ssum_two_merges<T>(state, n, false);
@@ -183,6 +199,26 @@ void ssum_merge_shape(benchmark::State& state, std::size_t n) {
                                  static_cast<merge_no_values*>(nullptr), ssum::less{});
   });
   if (!in.matches_cub()) state.SkipWithError("ssum merge (this shape) differs from cub::DeviceMerge");
+}
+
+// merge_tiles_bulk in other shapes (tile = Threads x Items, Stages per block, MinBlocks per SM).
+template <class T, int Threads, int Items, int Stages, int MinBlocks>
+void ssum_merge_bulk_shape(benchmark::State& state, std::size_t n) {
+  using namespace ssum::cuda_detail;
+  inputs<T>& in = inputs<T>::get(n);
+  time_batches(state, merge_bytes<T>(n), [&] {
+    launch_merge_bulk<Threads, Items, Stages, MinBlocks>(nullptr, in.a, in.half, load_at<T>{in.b}, in.half, in.out,
+                                                         ssum::less{});
+  });
+  if (!in.matches_cub()) state.SkipWithError("ssum bulk merge (this shape) differs from cub::DeviceMerge");
+}
+
+// The classic one-tile-per-block kernel (merge_tiles, registers to shared memory) in the
+// default shape, for the comparison with merge_tiles_bulk in the same run.
+template <class T>
+void ssum_merge_classic(benchmark::State& state, std::size_t n) {
+  using tuning = ssum::cuda_detail::merge_keys_tuning<T>;
+  ssum_merge_shape<T, tuning::threads, tuning::items>(state, n);
 }
 
 template <class T>
@@ -253,6 +289,20 @@ std::vector<T> shifted_targets() {
   return {t, static_cast<T>(t - d1), static_cast<T>(t - d2), static_cast<T>(t - d1 - d2)};
 }
 
+// pair_sum_tiles_bulk in other shapes; the classic kernel is ssum_find_pair_sum_shape.
+template <class T, int Threads, int Items, int Stages, int MinBlocks>
+void ssum_find_bulk_shape(benchmark::State& state, std::size_t n) {
+  inputs<T>& in = inputs<T>::get(n);
+  const T t = static_cast<T>(std::numeric_limits<T>::max() >> 1);
+  unsigned found = 0;
+  time_batches(state, n * sizeof(T), [&] {
+    found = ssum::cuda_detail::launch_pair_sums_bulk<Threads, Items, Stages, MinBlocks, true>(nullptr, in.a, in.half,
+                                                                                             in.b, in.half, &t, 1)
+                .found;
+  });
+  state.counters["found"] = found;
+}
+
 template <class T>
 void ssum_find_four_one_by_one(benchmark::State& state, std::size_t n) {
   inputs<T>& in = inputs<T>::get(n);
@@ -286,6 +336,7 @@ void register_type(std::size_t n) {
         ->MinTime(0.2);
   };
   add("merge/ssum", ssum_merge<T>);
+  add("merge/ssum_classic", ssum_merge_classic<T>);
   add("merge/thrust", thrust_merge<T>);
   add("merge/cub", cub_merge<T>);
   add("merge/copy", copy_same_bytes<T>);
@@ -307,6 +358,7 @@ void register_type(std::size_t n) {
   add("merge/ssum_128x19_vector_io_mb8", ssum_merge_shape<T, 128, 19, 8, true>);
   add("merge_generated/ssum_plus_zero", ssum_merge_plus_zero<T>);
   add("merge_generated/ssum_two_batched", ssum_two_merges_batched<T>);
+  add("merge_generated/ssum_two_batched_classic", ssum_two_merges_batched_classic<T>);
   add("merge_generated/ssum_two_one_by_one", ssum_two_merges_one_by_one<T>);
   // Twice the threads per tile (half the partition's splits), as much shared memory as fits.
   if constexpr (sizeof(T) == 8) add("merge/ssum_512x11", ssum_merge_shape<T, 512, 11>);
@@ -316,9 +368,24 @@ void register_type(std::size_t n) {
     // session; 512 x 11 757, 256 x 23 762, 512 x 15 at 2 blocks per SM 871).
     add("merge/ssum_512x15", ssum_merge_shape<T, 512, 15>);
   }
+  // merge_tiles_bulk shapes (threads x items, stages, blocks per SM).
+  if constexpr (sizeof(T) == 4) {
+    add("merge/ssum_bulk_256x19_s3_mb3", ssum_merge_bulk_shape<T, 256, 19, 3, 3>);
+    add("merge/ssum_bulk_512x19_s2_mb2", ssum_merge_bulk_shape<T, 512, 19, 2, 2>);
+    add("merge/ssum_bulk_512x23_s2_mb1", ssum_merge_bulk_shape<T, 512, 23, 2, 1>);
+    add("merge/ssum_bulk_512x15_s3_mb2", ssum_merge_bulk_shape<T, 512, 15, 3, 2>);
+  } else {
+    add("merge/ssum_bulk_256x11_s3_mb3", ssum_merge_bulk_shape<T, 256, 11, 3, 3>);
+    add("merge/ssum_bulk_512x11_s2_mb2", ssum_merge_bulk_shape<T, 512, 11, 2, 2>);
+  }
   add("pair_sums/ssum_count", ssum_count_pair_sums<T>);
   if constexpr (sizeof(T) == 8) {  // 4-byte keys at these sizes always hold a match
-    add("pair_sums/ssum_find", ssum_find_pair_sum_shape<T>);
+    add("pair_sums/ssum_find", ssum_find_pair_sum_shape<T>);  // the classic walk, pair_sum_tuning
+    {
+      using bulk = ssum::cuda_detail::pair_sum_bulk_tuning<T>;  // what find_pair_sum runs
+      add("pair_sums/ssum_find_bulk",
+          ssum_find_bulk_shape<T, bulk::threads, bulk::items, bulk::stages, bulk::min_blocks>);
+    }
     add("pair_sums/ssum_find_256x11", ssum_find_pair_sum_shape<T, 256, 11>);
     add("pair_sums/ssum_find_256x16", ssum_find_pair_sum_shape<T, 256, 16>);
     add("pair_sums/ssum_find_256x23_mb1", ssum_find_pair_sum_shape<T, 256, 23, 1>);
@@ -326,6 +393,11 @@ void register_type(std::size_t n) {
     add("pair_sums/ssum_find_128x32", ssum_find_pair_sum_shape<T, 128, 32>);
     add("pair_sums/ssum_find_512x11", ssum_find_pair_sum_shape<T, 512, 11>);
     add("pair_sums/ssum_find_512x23_mb2", ssum_find_pair_sum_shape<T, 512, 23, 2>);
+    add("pair_sums/ssum_find_bulk_256x23_s3_mb1", ssum_find_bulk_shape<T, 256, 23, 3, 1>);
+    add("pair_sums/ssum_find_bulk_128x23_s2_mb4", ssum_find_bulk_shape<T, 128, 23, 2, 4>);
+    add("pair_sums/ssum_find_bulk_256x15_s2_mb3", ssum_find_bulk_shape<T, 256, 15, 2, 3>);
+    add("pair_sums/ssum_find_bulk_256x15_s3_mb2", ssum_find_bulk_shape<T, 256, 15, 3, 2>);
+    add("pair_sums/ssum_find_bulk_128x31_s2_mb3", ssum_find_bulk_shape<T, 128, 31, 2, 3>);
     add("pair_sums/ssum_find_four_one_by_one", ssum_find_four_one_by_one<T>);
     add("pair_sums/ssum_find_four_at_once", ssum_find_four_at_once<T>);
   }

@@ -1,6 +1,8 @@
-// Device merges and the equal-pairs search: argument checks, the launch shape
-// (merge_tuning), scratch from the stream-ordered pool, the launches of merge_kernels.cuh,
-// and the instantiations merge.hpp promises.
+// Device merges and the equal-pairs search: argument checks, the launch shapes
+// (merge_tuning, merge_bulk_tuning, pair_sum_bulk_tuning), scratch from the stream-ordered
+// pool, the launches of merge_kernels.cuh and merge_bulk_kernels.cuh (which falls back to the
+// former before sm_90 and for pointers not 16-byte aligned), and the instantiations
+// merge.hpp promises.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -12,6 +14,7 @@
 
 #include "cuda/check.cuh"
 #include "cuda/device_buffer.cuh"
+#include "cuda/merge_bulk_kernels.cuh"
 #include "cuda/merge_kernels.cuh"
 #include "ssum/merge.hpp"
 
@@ -25,6 +28,27 @@ void require(bool ok, const char* what) {
 
 }  // namespace
 
+namespace {
+
+/// A key-only merge on `stream`: bulk-copied tiles where merge_bulk_tuning uses them, else
+/// merge_keys_tuning's tiles.
+template <class T, class BAt, class Compare>
+void launch_keys_merge(cudaStream_t stream, const T* a, std::size_t na, BAt b, std::size_t nb, T* out, Compare comp) {
+  using namespace cuda_detail;
+  if constexpr (merge_bulk_tuning<T>::used) {
+    using tuning = merge_bulk_tuning<T>;
+    launch_merge_bulk<tuning::threads, tuning::items, tuning::stages, tuning::min_blocks>(stream, a, na, b, nb, out,
+                                                                                         comp);
+  } else {
+    using tuning = merge_keys_tuning<T>;
+    const merge_no_values* none = nullptr;
+    launch_merge<tuning::threads, tuning::items, 1, tuning::vector_io>(stream, a, none, na, b, none, nb, out,
+                                                                       static_cast<merge_no_values*>(nullptr), comp);
+  }
+}
+
+}  // namespace
+
 template <class T, class Compare>
 void cuda_merge(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb, T* d_out,
                 Compare comp) {
@@ -32,10 +56,7 @@ void cuda_merge(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, 
   require((na == 0 || d_a) && (nb == 0 || d_b) && (na + nb == 0 || d_out), "merge");
   if (na == 0 && nb == 0) return;
   device_scope on(policy.device);
-  using tuning = merge_keys_tuning<T>;
-  const merge_no_values* none = nullptr;
-  launch_merge<tuning::threads, tuning::items, 1, tuning::vector_io>(policy.stream, d_a, none, na, load_at<T>{d_b}, none, nb, d_out,
-                                               static_cast<merge_no_values*>(nullptr), comp);
+  launch_keys_merge(policy.stream, d_a, na, load_at<T>{d_b}, nb, d_out, comp);
 }
 
 template <class K, class V, class Compare>
@@ -63,10 +84,7 @@ void cuda_merge_generated(const cuda& policy, const T* d_a, std::size_t na, BAt 
   }
   if (na == 0 && nb == 0) return;
   device_scope on(policy.device);
-  using tuning = merge_keys_tuning<T>;
-  const merge_no_values* none = nullptr;
-  launch_merge<tuning::threads, tuning::items, 1, tuning::vector_io>(policy.stream, d_a, none, na, b_at, none, nb, d_out,
-                                               static_cast<merge_no_values*>(nullptr), comp);
+  launch_keys_merge(policy.stream, d_a, na, b_at, nb, d_out, comp);
 }
 
 template <class T, class BAt, class Compare>
@@ -79,22 +97,29 @@ void cuda_merge_generated_batch(const cuda& policy, const generated_merge<T, BAt
     require((m.na == 0 || m.a) && (m.nb == 0 || m.b_at.data) && (m.na + m.nb == 0 || m.out), "merge_generated_batch");
   }
   device_scope on(policy.device);
-  using tuning = merge_keys_tuning<T>;
   for (std::size_t first = 0; first < count; first += merge_batch_max) {
     const std::size_t group = count - first < std::size_t(merge_batch_max) ? count - first : merge_batch_max;
-    launch_merge_batch<tuning::threads, tuning::items>(policy.stream, merges + first, static_cast<int>(group), comp);
+    if constexpr (merge_bulk_tuning<T>::used) {
+      using tuning = merge_bulk_tuning<T>;
+      launch_merge_batch_bulk<tuning::threads, tuning::items, tuning::stages, tuning::min_blocks>(
+          policy.stream, merges + first, static_cast<int>(group), comp);
+    } else {
+      using tuning = merge_keys_tuning<T>;
+      launch_merge_batch<tuning::threads, tuning::items>(policy.stream, merges + first, static_cast<int>(group), comp);
+    }
   }
 }
 
 namespace {
 
-/// The pair-sum walk with pair_sum_tuning's tiles on the policy's device and stream.
+/// The pair-sum walk with pair_sum_bulk_tuning's tiles on the policy's device and stream.
 template <bool Find, class T>
 cuda_detail::pair_sum_state pair_sum_run(const cuda& policy, const T* d_a, std::size_t na, const T* d_b,
                                          std::size_t nb, T t) {
-  using tuning = cuda_detail::pair_sum_tuning<T>;
+  using tuning = cuda_detail::pair_sum_bulk_tuning<T>;
   cuda_detail::device_scope on(policy.device);
-  return cuda_detail::launch_pair_sums<tuning::threads, tuning::items, tuning::min_blocks, Find>(policy.stream, d_a, na, d_b, nb, t);
+  return cuda_detail::launch_pair_sums_bulk<tuning::threads, tuning::items, tuning::stages, tuning::min_blocks, Find>(
+      policy.stream, d_a, na, d_b, nb, &t, 1);
 }
 
 }  // namespace
@@ -115,24 +140,29 @@ any_pair_match cuda_find_any_pair_sum(const cuda& policy, const T* d_a, std::siz
   if (k > 0 && !ts) throw std::invalid_argument("ssum::cuda find_any_pair_sum: null targets");
   if (na == 0 || nb == 0) return {false, 0, 0, 0};
   using namespace cuda_detail;
-  using tuning = pair_sum_tuning<T>;
+  using tuning = pair_sum_bulk_tuning<T>;
   device_scope on(policy.device);
   // Small searches (fewer tiles than fill the device about once) are latency-bound: up to
   // pair_sum_max_targets per launch of each kernel, in order, the first group with a match
   // answers (four over 2 x 2^23 uint64 on the H200: 246 us against 379 one by one; 47
-  // against 141 at 2^19 each). Large ones gain nothing from it (2.81 ms either way at 2^27
-  // each) and lose when a match comes early: every target's partition is paid up front and
-  // the later targets' blocks still start and leave, so they go one target per launch.
+  // against 141 at 2^19 each). Large ones search the first target alone (a match there, the
+  // usual case of an instance with solutions, pays no other target's partition), then the
+  // others in one launch: their persistent blocks stop as soon as a match of an earlier
+  // target is known, and one partition and one tile launch replace three.
   const std::size_t tiles = merge_tiles_for(na + nb, tuning::tile);
-  const std::size_t per_launch = tiles < few_tiles ? pair_sum_max_targets : 1;
-  for (std::size_t first = 0; first < k; first += per_launch) {
+  const bool large = tiles >= few_tiles;
+  for (std::size_t first = 0; first < k;) {
+    // Large: the first target alone, then the others in groups.
+    const std::size_t per_launch = large && first == 0 ? 1 : pair_sum_max_targets;
     const int count = static_cast<int>(k - first < per_launch ? k - first : per_launch);
     const pair_sum_state s =
-        launch_pair_sums<tuning::threads, tuning::items, tuning::min_blocks, true>(policy.stream, d_a, na, d_b, nb, ts + first, count);
+        launch_pair_sums_bulk<tuning::threads, tuning::items, tuning::stages, tuning::min_blocks, true>(
+            policy.stream, d_a, na, d_b, nb, ts + first, count);
     if (s.found) {
       return {true, first + static_cast<std::size_t>(s.target), static_cast<std::size_t>(s.i),
               static_cast<std::size_t>(s.j)};
     }
+    first += std::size_t(count);
   }
   return {false, 0, 0, 0};
 }

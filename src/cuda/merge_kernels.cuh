@@ -316,17 +316,24 @@ struct tile_range {
 /// Tile tile_id of a merge of na elements of a with total - na of b. The splits are clamped to
 /// where a merge path can run (a0 <= a1 <= a0 + count, both ranges inside their inputs): for
 /// sorted inputs that changes nothing, and inputs that break the contract (not sorted) give
-/// wrong results but never an access outside the arrays.
+/// wrong results but never an access outside the arrays. s0 = splits[tile_id], s1 =
+/// splits[tile_id + 1].
 template <int Tile>
-__device__ tile_range tile_at(std::size_t tile_id, std::size_t na, std::size_t total, const std::size_t* splits) {
+__device__ __forceinline__ tile_range tile_between(std::size_t tile_id, std::size_t na, std::size_t total,
+                                                   std::size_t s0, std::size_t s1) {
   const std::size_t nb = total - na;
   const std::size_t d0 = tile_id * Tile;
   const std::size_t d1 = total - d0 < std::size_t(Tile) ? total : d0 + Tile;
   const auto clamp = [](std::size_t x, std::size_t lo, std::size_t hi) { return x < lo ? lo : (x > hi ? hi : x); };
-  const std::size_t a0 = clamp(splits[tile_id], d0 > nb ? d0 - nb : 0, d0 < na ? d0 : na);
+  const std::size_t a0 = clamp(s0, d0 > nb ? d0 - nb : 0, d0 < na ? d0 : na);
   const std::size_t lo1 = d1 > nb ? d1 - nb : 0, hi1 = d1 < na ? d1 : na;
-  const std::size_t a1 = clamp(splits[tile_id + 1], lo1 > a0 ? lo1 : a0, hi1 < a0 + (d1 - d0) ? hi1 : a0 + (d1 - d0));
+  const std::size_t a1 = clamp(s1, lo1 > a0 ? lo1 : a0, hi1 < a0 + (d1 - d0) ? hi1 : a0 + (d1 - d0));
   return {d0, a0, d0 - a0, static_cast<int>(a1 - a0), static_cast<int>(d1 - d0)};
+}
+/// The same, reading the two splits.
+template <int Tile>
+__device__ tile_range tile_at(std::size_t tile_id, std::size_t na, std::size_t total, const std::size_t* splits) {
+  return tile_between<Tile>(tile_id, na, total, splits[tile_id], splits[tile_id + 1]);
 }
 
 /// How a tile reads b: a plain load (raw), then the generator's arithmetic (finish). Kept
@@ -342,24 +349,24 @@ struct b_reader<load_at<T>> {
   static constexpr bool reversed = false;
   __device__ static T raw(const load_at<T>& b, std::size_t j) { return b.data[j]; }
   __device__ static T finish(const load_at<T>&, T x) { return x; }
-  __device__ static const T* base(const load_at<T>& b) { return b.data; }
-  __device__ static std::size_t length(const load_at<T>&, std::size_t nb) { return nb; }
+  __host__ __device__ static const T* base(const load_at<T>& b) { return b.data; }
+  __host__ __device__ static std::size_t length(const load_at<T>&, std::size_t nb) { return nb; }
 };
 template <class T>
 struct b_reader<plus_constant<T>> {
   static constexpr bool reversed = false;
   __device__ static T raw(const plus_constant<T>& b, std::size_t j) { return b.data[j]; }
   __device__ static T finish(const plus_constant<T>& b, T x) { return static_cast<T>(x + b.c); }
-  __device__ static const T* base(const plus_constant<T>& b) { return b.data; }
-  __device__ static std::size_t length(const plus_constant<T>&, std::size_t nb) { return nb; }
+  __host__ __device__ static const T* base(const plus_constant<T>& b) { return b.data; }
+  __host__ __device__ static std::size_t length(const plus_constant<T>&, std::size_t nb) { return nb; }
 };
 template <class T>
 struct b_reader<minus_reversed<T>> {
   static constexpr bool reversed = true;
   __device__ static T raw(const minus_reversed<T>& b, std::size_t j) { return b.data[b.n - 1 - j]; }
   __device__ static T finish(const minus_reversed<T>& b, T x) { return static_cast<T>(b.t - x); }
-  __device__ static const T* base(const minus_reversed<T>& b) { return b.data; }
-  __device__ static std::size_t length(const minus_reversed<T>& b, std::size_t) { return b.n; }
+  __host__ __device__ static const T* base(const minus_reversed<T>& b) { return b.data; }
+  __host__ __device__ static std::size_t length(const minus_reversed<T>& b, std::size_t) { return b.n; }
 };
 
 /// s[0, count) = a[a0, a0 + na_t) followed by b[b0, ...): striped, so a warp reads 32
@@ -682,10 +689,10 @@ __global__ void __launch_bounds__(Threads, MinBlocks) merge_tiles_batch(merge_ba
                                     static_cast<merge_no_values*>(nullptr), comp);
 }
 
-/// merges[0, count), count <= merge_batch_max, key-only, in two launches on `stream` (empty
-/// merges take no block). The caller has checked the arguments.
-template <int Threads, int Items, int MinBlocks = 1, class T, class BAt, class Compare>
-void launch_merge_batch(cudaStream_t stream, const generated_merge<T, BAt>* merges, int count, Compare comp) {
+/// The batch's partition, then its tiles by `launch_tiles(stream, batch, tiles_total, comp)`.
+template <int Threads, int Items, class T, class BAt, class Compare, class LaunchTiles>
+void launch_merge_batch_with(cudaStream_t stream, const generated_merge<T, BAt>* merges, int count, Compare comp,
+                             const LaunchTiles& launch_tiles) {
   constexpr std::size_t tile = std::size_t(Threads) * Items;
   merge_batch<T, BAt> batch{};
   std::size_t tiles_total = 0, blocks_total = 0, splits_total = 0;
@@ -719,8 +726,24 @@ void launch_merge_batch(cudaStream_t stream, const generated_merge<T, BAt>* merg
   }
   merge_partition_batch<<<static_cast<unsigned>(blocks_total), partition_threads, 0, stream>>>(batch, tile, comp);
   SSUM_CUDA_CHECK_LAUNCH("merge_partition_batch");
-  merge_tiles_batch<Threads, Items, MinBlocks><<<static_cast<unsigned>(tiles_total), Threads, 0, stream>>>(batch, comp);
-  SSUM_CUDA_CHECK_LAUNCH("merge_tiles_batch");
+  launch_tiles(stream, batch, tiles_total, comp);
+}
+
+/// merge_tiles_batch's launch over a batch of tiles_total tiles.
+template <int Threads, int Items, int MinBlocks>
+struct merge_tiles_batch_launcher {
+  template <class T, class BAt, class Compare>
+  void operator()(cudaStream_t stream, const merge_batch<T, BAt>& batch, std::size_t tiles_total, Compare comp) const {
+    merge_tiles_batch<Threads, Items, MinBlocks><<<static_cast<unsigned>(tiles_total), Threads, 0, stream>>>(batch, comp);
+    SSUM_CUDA_CHECK_LAUNCH("merge_tiles_batch");
+  }
+};
+
+/// merges[0, count), count <= merge_batch_max, key-only, in two launches on `stream` (empty
+/// merges take no block). The caller has checked the arguments.
+template <int Threads, int Items, int MinBlocks = 1, class T, class BAt, class Compare>
+void launch_merge_batch(cudaStream_t stream, const generated_merge<T, BAt>* merges, int count, Compare comp) {
+  launch_merge_batch_with<Threads, Items>(stream, merges, count, comp, merge_tiles_batch_launcher<Threads, Items, MinBlocks>{});
 }
 
 // ---- equal pairs: a + b = t --------------------------------------------------------------
@@ -1039,8 +1062,28 @@ pair_sum_targets<T> pair_sum_targets_for(const T* ts, int count) {
 /// clip b, partition A against each C, the tiles (Find or count), and for Find the partner of
 /// the match. Returns the state once the stream has finished.
 template <int Threads, int Items, int MinBlocks, bool Find, class T>
-pair_sum_state launch_pair_sums(cudaStream_t stream, const T* d_a, std::size_t na, const T* d_b, std::size_t nb,
-                                const T* ts, int count) {
+struct pair_sum_tiles_launcher {
+  void operator()(cudaStream_t stream, const T* d_a, std::size_t na, const T* d_b, std::size_t nb,
+                  const pair_sum_targets<T>& targets, const std::size_t* clips, std::size_t tiles,
+                  const std::size_t* splits, pair_sum_state* state) const {
+    const std::size_t smem = std::size_t(Threads) * Items * sizeof(T);
+    if (smem > 48 * 1024) {
+      SSUM_CUDA_CHECK(cudaFuncSetAttribute(pair_sum_tiles<Threads, Items, MinBlocks, Find, T>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    }
+    (void)nb;
+    const unsigned grid = static_cast<unsigned>(tiles * std::size_t(targets.count));
+    pair_sum_tiles<Threads, Items, MinBlocks, Find><<<grid, Threads, smem, stream>>>(d_a, na, d_b, targets, clips,
+                                                                                     tiles, splits, state);
+    SSUM_CUDA_CHECK_LAUNCH("pair_sum_tiles");
+  }
+};
+
+/// The same with the tile kernel launched by `launch_tiles` (pair_sum_tiles_launcher's
+/// arguments), for tile kernels of Threads x Items.
+template <int Threads, int Items, bool Find, class T, class LaunchTiles>
+pair_sum_state launch_pair_sums_with(cudaStream_t stream, const T* d_a, std::size_t na, const T* d_b, std::size_t nb,
+                                     const T* ts, int count, const LaunchTiles& launch_tiles) {
   if (na > SIZE_MAX - nb) throw std::invalid_argument("ssum::cuda pair sums: na + nb overflows");
   const pair_sum_targets<T> targets = pair_sum_targets_for(ts, count);
   constexpr std::size_t tile = std::size_t(Threads) * Items;
@@ -1068,14 +1111,7 @@ pair_sum_state launch_pair_sums(cudaStream_t stream, const T* d_a, std::size_t n
   pair_sum_partition<<<per_target * unsigned(count), partition_threads, 0, stream>>>(
       d_a, na, d_b, targets, clips, tile, tiles, group, per_target, splits);
   SSUM_CUDA_CHECK_LAUNCH("pair_sum_partition");
-  const std::size_t smem = tile * sizeof(T);
-  if (smem > 48 * 1024) {
-    SSUM_CUDA_CHECK(cudaFuncSetAttribute(pair_sum_tiles<Threads, Items, MinBlocks, Find, T>,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-  }
-  pair_sum_tiles<Threads, Items, MinBlocks, Find><<<static_cast<unsigned>(grid), Threads, smem, stream>>>(
-      d_a, na, d_b, targets, clips, tiles, splits, state);
-  SSUM_CUDA_CHECK_LAUNCH("pair_sum_tiles");
+  launch_tiles(stream, d_a, na, d_b, nb, targets, clips, tiles, splits, state);
   if constexpr (Find) {
     pair_sum_locate<<<1, 32, 0, stream>>>(d_a, d_b, nb, targets, state);
     SSUM_CUDA_CHECK_LAUNCH("pair_sum_locate");
@@ -1085,6 +1121,13 @@ pair_sum_state launch_pair_sums(cudaStream_t stream, const T* d_a, std::size_t n
   SSUM_CUDA_CHECK(cudaMemcpyAsync(&host, state, sizeof host, cudaMemcpyDeviceToHost, stream));
   SSUM_CUDA_CHECK(cudaStreamSynchronize(stream));
   return host;
+}
+
+template <int Threads, int Items, int MinBlocks, bool Find, class T>
+pair_sum_state launch_pair_sums(cudaStream_t stream, const T* d_a, std::size_t na, const T* d_b, std::size_t nb,
+                                const T* ts, int count) {
+  return launch_pair_sums_with<Threads, Items, Find>(stream, d_a, na, d_b, nb, ts, count,
+                                                     pair_sum_tiles_launcher<Threads, Items, MinBlocks, Find, T>{});
 }
 
 /// One target.

@@ -9,6 +9,10 @@
 //   find_pair_sum /    against brute force (small, many seeds, duplicates, negative values,
 //   count_pair_sums    values at the type's limits, no-match targets) and a std::map
 //                      multiplicity reference (large, long runs of equal values across tiles);
+//   bulk-copied tiles (CudaMergeBulk, CudaPairSumsBulk): the persistent kernels that the calls
+//                      above run on sm_90, in small shapes and with few blocks, so that blocks
+//                      go round their rings of stages, ranges start and end at every offset
+//                      inside 16 bytes and arrays end inside a partial 16-byte piece;
 //   errors, streams, and (CudaMergeLarge.*) more than 2^31 outputs / diagonals.
 // Every test skips, saying so, where no CUDA device is present.
 #include <cuda_runtime.h>
@@ -30,6 +34,7 @@
 #include <utility>
 #include <vector>
 
+#include "cuda/merge_bulk_kernels.cuh"
 #include "cuda/merge_kernels.cuh"
 #include "device_array.cuh"
 #include "../sorted_inputs.hpp"
@@ -42,15 +47,21 @@ namespace {
 using ssum_test::device_array;
 #define SKIP_WITHOUT_DEVICE() SSUM_SKIP_WITHOUT_DEVICE("CUDA merge")
 
-// Tile sizes, for edge cases at tile +- 1: merge_by_key and the pair sums use merge_tuning's,
-// the key-only merges merge_keys_tuning's.
+// Tile sizes, for edge cases at tile +- 1: merge_by_key uses merge_tuning's, the key-only
+// merges merge_bulk_tuning's (4-byte keys) or merge_keys_tuning's, the pair sums
+// pair_sum_bulk_tuning's.
 template <class T>
 constexpr std::size_t tile_of() {
   return ssum::cuda_detail::merge_tuning<T>::tile;
 }
 template <class T>
 constexpr std::size_t keys_tile_of() {
-  return ssum::cuda_detail::merge_keys_tuning<T>::tile;
+  using bulk = ssum::cuda_detail::merge_bulk_tuning<T>;
+  return bulk::used ? std::size_t(bulk::threads) * bulk::items : ssum::cuda_detail::merge_keys_tuning<T>::tile;
+}
+template <class T>
+constexpr std::size_t pair_tile_of() {
+  return ssum::cuda_detail::pair_sum_bulk_tuning<T>::tile;
 }
 
 using ssum_test::same_bits;
@@ -485,7 +496,7 @@ TYPED_TEST(CudaPairSums, MatchMapReferenceOnLargeInputs) {
 TYPED_TEST(CudaPairSums, LongRunsAcrossTiles) {
   SKIP_WITHOUT_DEVICE();
   using T = TypeParam;
-  const std::size_t t = tile_of<T>();
+  const std::size_t t = pair_tile_of<T>();
   const T v = T(40), w = T(60), target = T(100);
   for (const auto& [ra, rb] : {std::pair<std::size_t, std::size_t>{3 * t + 5, 2 * t + 1}, {1, 5 * t}, {5 * t, 1},
                                {t - 1, t + 1}, {t / 2, 7 * t / 3}}) {
@@ -631,6 +642,218 @@ TYPED_TEST(CudaPairSums, AnyTargetOneByOneWhenLarge) {
 
 // Inputs that break the contract (not sorted): the results are unspecified, but no kernel may
 // read or write outside the arrays (tile_at clamps the splits), so the stream stays healthy.
+// ---- bulk-copied tiles -------------------------------------------------------------------
+
+// Whether the bulk kernels must run here (a device of compute capability 9.0 or later): then
+// the tests check that they did rather than their fallback.
+bool device_runs_bulk_copies() {
+  int device = 0, major = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) return false;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) return false;
+  return major >= 9;
+}
+
+template <class T>
+class CudaMergeBulk : public ::testing::Test {};
+TYPED_TEST_SUITE(CudaMergeBulk, merge_types);
+
+// Sizes for tiles of 96 and 160 outputs: empty, single, one tile +- 1, ranges ending anywhere
+// inside a 16-byte piece, many tiles per block.
+std::vector<std::pair<std::size_t, std::size_t>> bulk_sizes() {
+  std::vector<std::pair<std::size_t, std::size_t>> s = {
+      {0, 0},  {0, 1},  {1, 0},   {1, 1},   {95, 0},   {0, 97},    {95, 1},      {96, 96},    {97, 95},
+      {159, 1}, {1, 160}, {161, 0}, {1000, 3}, {3, 1000}, {4099, 4097}, {20011, 19999}, {5, 60001}};
+  std::mt19937_64 rng(321);
+  for (int k = 0; k < 6; ++k) s.emplace_back(rng() % 40000, rng() % 40000);
+  return s;
+}
+
+template <int Threads, int Items, int Stages, class T, class BAt, class Compare>
+void check_bulk_merge(const std::vector<T>& a, const T* d_a, BAt b_at, std::size_t nb, const std::vector<T>& expect,
+                      Compare comp, unsigned max_blocks, const std::string& what) {
+  device_array<T> d_out(expect.size());
+  ssum::cuda_detail::launch_merge_bulk<Threads, Items, Stages, 1>(nullptr, d_a, a.size(), b_at, nb, d_out.ptr, comp,
+                                                                  max_blocks);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << what;
+  const std::vector<T> got = d_out.to_host();
+  EXPECT_TRUE(same_bits(got, expect)) << what << " " << Threads << "x" << Items << " stages " << Stages
+                                      << " blocks " << max_blocks << ": na=" << a.size() << " nb=" << nb
+                                      << " first difference at " << first_difference(got, expect);
+}
+
+TYPED_TEST(CudaMergeBulk, SmallTilesFewBlocksMatchStdMerge) {
+  SKIP_WITHOUT_DEVICE();
+  using T = TypeParam;
+  using namespace ssum::cuda_detail;
+  if (device_runs_bulk_copies()) {
+    // The shapes below really run merge_tiles_bulk here.
+    auto* kernel = merge_tiles_bulk<32, 3, 3, 1, T, load_at<T>, ssum::less>;
+    EXPECT_TRUE(persistent_shape_of(kernel, 64, bulk_smem_bytes<T, 32, 3, 3>()).runs);
+  }
+  std::uint64_t seed = 900;
+  for (const auto& [na, nb] : bulk_sizes()) {
+    for (std::uint64_t range : {std::uint64_t{0}, std::uint64_t{30}}) {
+      const std::vector<T> a = sorted_random<T>(na, seed++, range), b = sorted_random<T>(nb, seed++, range);
+      std::vector<T> expect(na + nb);
+      std::merge(a.begin(), a.end(), b.begin(), b.end(), expect.begin(), ssum::less{});
+      device_array<T> d_a(a), d_b(b);
+      const std::string what = "range " + std::to_string(range);
+      check_bulk_merge<32, 3, 3>(a, d_a.ptr, load_at<T>{d_b.ptr}, nb, expect, ssum::less{}, 3, what);
+      check_bulk_merge<32, 5, 2>(a, d_a.ptr, load_at<T>{d_b.ptr}, nb, expect, ssum::less{}, 2, what);
+      check_bulk_merge<64, 3, 4>(a, d_a.ptr, load_at<T>{d_b.ptr}, nb, expect, ssum::less{}, 0, what);
+      check_bulk_merge<32, 7, 3>(a, d_a.ptr, load_at<T>{d_b.ptr}, nb, expect, ssum::less{}, 5, what);
+      // Descending, ssum::greater.
+      const std::vector<T> ad = descending(a), bd = descending(b);
+      std::vector<T> expect_d(na + nb);
+      std::merge(ad.begin(), ad.end(), bd.begin(), bd.end(), expect_d.begin(), ssum::greater{});
+      device_array<T> d_ad(ad), d_bd(bd);
+      check_bulk_merge<32, 3, 3>(ad, d_ad.ptr, load_at<T>{d_bd.ptr}, nb, expect_d, ssum::greater{}, 3,
+                                    "greater, " + what);
+    }
+  }
+}
+
+// The generators: plus_constant (forward b) and minus_reversed (b read backwards out of the
+// stage), with few blocks; minus_reversed over the top nb of a longer array too.
+TYPED_TEST(CudaMergeBulk, GeneratedInputsMatchStdMerge) {
+  SKIP_WITHOUT_DEVICE();
+  using T = TypeParam;
+  using namespace ssum::cuda_detail;
+  std::uint64_t seed = 1900;
+  for (const auto& [na, nb] : bulk_sizes()) {
+    const std::vector<T> a = sorted_random<T>(na, seed++, 0), data = sorted_random<T>(nb + 7, seed++, 0);
+    device_array<T> d_a(a), d_data(data);
+    const T c = static_cast<T>(3);
+    std::vector<T> plus(nb), minus(nb);
+    for (std::size_t j = 0; j < nb; ++j) plus[j] = static_cast<T>(data[j] + c);
+    const T tt = static_cast<T>(data.back() + static_cast<T>(5));
+    for (std::size_t j = 0; j < nb; ++j) minus[j] = static_cast<T>(tt - data[nb + 7 - 1 - j]);
+    std::vector<T> want_plus(na + nb), want_minus(na + nb);
+    std::merge(a.begin(), a.end(), plus.begin(), plus.end(), want_plus.begin(), ssum::less{});
+    std::merge(a.begin(), a.end(), minus.begin(), minus.end(), want_minus.begin(), ssum::less{});
+    check_bulk_merge<32, 3, 3>(a, d_a.ptr, ssum::plus_constant<T>{d_data.ptr, c}, nb, want_plus, ssum::less{}, 3,
+                               "plus_constant");
+    check_bulk_merge<32, 3, 3>(a, d_a.ptr, ssum::minus_reversed<T>{d_data.ptr, nb + 7, tt}, nb, want_minus,
+                               ssum::less{}, 3, "minus_reversed");
+    check_bulk_merge<64, 5, 2>(a, d_a.ptr, ssum::minus_reversed<T>{d_data.ptr, nb + 7, tt}, nb, want_minus,
+                                  ssum::less{}, 0, "minus_reversed");
+    check_bulk_merge<32, 7, 3>(a, d_a.ptr, ssum::plus_constant<T>{d_data.ptr, c}, nb, want_plus, ssum::less{}, 4,
+                                  "plus_constant");
+  }
+}
+
+// Batches of up to four merges through few blocks: tiles of different merges share a block's
+// ring.
+TYPED_TEST(CudaMergeBulk, BatchesMatchStdMerge) {
+  SKIP_WITHOUT_DEVICE();
+  using T = TypeParam;
+  using namespace ssum::cuda_detail;
+  const auto sizes = bulk_sizes();
+  std::mt19937_64 rng(77);
+  for (int round = 0; round < 6; ++round) {
+    const int count = 1 + round % 4;
+    std::vector<std::vector<T>> wants;
+    std::vector<std::unique_ptr<device_array<T>>> keep, outs;
+    std::vector<ssum::generated_merge<T, ssum::plus_constant<T>>> merges;
+    for (int k = 0; k < count; ++k) {
+      const auto [na, nb] = sizes[rng() % sizes.size()];
+      const std::vector<T> a = sorted_random<T>(na, rng(), k % 2 ? 30 : 0), data = sorted_random<T>(nb, rng(), 0);
+      const T c = static_cast<T>(k + 1);
+      std::vector<T> b(nb), want(na + nb);
+      for (std::size_t j = 0; j < nb; ++j) b[j] = static_cast<T>(data[j] + c);
+      std::merge(a.begin(), a.end(), b.begin(), b.end(), want.begin(), ssum::less{});
+      keep.push_back(std::make_unique<device_array<T>>(a));
+      const T* d_a = keep.back()->ptr;
+      keep.push_back(std::make_unique<device_array<T>>(data));
+      outs.push_back(std::make_unique<device_array<T>>(na + nb));
+      merges.push_back({d_a, na, ssum::plus_constant<T>{keep.back()->ptr, c}, nb, outs.back()->ptr});
+      wants.push_back(std::move(want));
+    }
+    if (round % 2) {
+      launch_merge_batch_bulk<32, 3, 3, 1>(nullptr, merges.data(), count, ssum::less{}, 4);
+    } else {
+      launch_merge_batch_bulk<32, 5, 3, 1>(nullptr, merges.data(), count, ssum::less{}, 4);
+    }
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    for (int k = 0; k < count; ++k) {
+      const std::vector<T> got = outs[k]->to_host();
+      EXPECT_TRUE(same_bits(got, wants[k])) << "round " << round << " merge " << k << ": na=" << merges[k].na
+                                            << " nb=" << merges[k].nb << " first difference at "
+                                            << first_difference(got, wants[k]);
+    }
+  }
+}
+
+template <class T>
+class CudaPairSumsBulk : public ::testing::Test {};
+TYPED_TEST_SUITE(CudaPairSumsBulk, pair_types);
+
+// pair_sum_tiles_bulk in small shapes with few blocks, counts and finds against the
+// multiplicity reference, one to four targets per launch (a match of an earlier target or
+// earlier a stops a block's later tiles; the reported match must still be the first one).
+TYPED_TEST(CudaPairSumsBulk, SmallTilesFewBlocksMatchReference) {
+  SKIP_WITHOUT_DEVICE();
+  using T = TypeParam;
+  using namespace ssum::cuda_detail;
+  if (device_runs_bulk_copies()) {
+    auto* kernel = pair_sum_tiles_bulk<32, 3, 2, 1, true, T>;
+    EXPECT_TRUE(persistent_shape_of(kernel, 64, bulk_smem_bytes<T, 32, 3, 2>()).runs);
+  }
+  std::mt19937_64 rng(4242);
+  for (const auto& [na, nb] : bulk_sizes()) {
+    if (na == 0 || nb == 0) continue;
+    const std::uint64_t range = rng() % 3 == 0 ? 50 : 0;  // long runs of equal values, or few
+    const std::vector<T> a = sorted_random<T>(na, rng(), range), b = sorted_random<T>(nb, rng(), range);
+    const map_reference<T> ref(a, b);
+    // Targets: sums of existing pairs (matches, maybe many) and a likely miss.
+    std::vector<T> ts;
+    // (Sums taken modulo 2^bits: a target that wraps is just another target.)
+    const auto sum = [](wide x, wide y) { return static_cast<T>(static_cast<std::uint64_t>(x + y)); };
+    for (int k = 0; k < 3; ++k) ts.push_back(sum(a[rng() % na], b[rng() % nb]));
+    ts.push_back(sum(a[0], wide(b[0]) - 1));
+    std::shuffle(ts.begin(), ts.end(), rng);
+    device_array<T> d_a(a), d_b(b);
+    for (T t : ts) {
+      const std::uint64_t want = ref.count(t);
+      const pair_sum_state c2 = launch_pair_sums_bulk<32, 3, 2, 1, false>(nullptr, d_a.ptr, na, d_b.ptr, nb, &t, 1, 3);
+      EXPECT_EQ(c2.count, want) << "count 32x3 s2, na=" << na << " nb=" << nb;
+      const pair_sum_state c3 = launch_pair_sums_bulk<64, 5, 3, 1, false>(nullptr, d_a.ptr, na, d_b.ptr, nb, &t, 1, 0);
+      EXPECT_EQ(c3.count, want) << "count 64x5 s3, na=" << na << " nb=" << nb;
+      const pair_sum_state c4 = launch_pair_sums_bulk<32, 7, 2, 1, false>(nullptr, d_a.ptr, na, d_b.ptr, nb, &t, 1, 2);
+      EXPECT_EQ(c4.count, want) << "count 32x7 s2, na=" << na << " nb=" << nb;
+    }
+    for (int count = 1; count <= 4; ++count) {
+      // The first target (in order) with a match, and its smallest a index with a partner.
+      int want_target = -1;
+      std::size_t want_i = 0, want_j = 0;
+      for (int k = 0; k < count && want_target < 0; ++k) {
+        for (std::size_t i = 0; i < na; ++i) {
+          const wide need = static_cast<wide>(ts[k]) - static_cast<wide>(a[i]);
+          const auto it =
+              std::lower_bound(b.begin(), b.end(), need, [](T x, wide v) { return static_cast<wide>(x) < v; });
+          if (it != b.end() && static_cast<wide>(*it) == need) {
+            want_target = k;
+            want_i = i;
+            want_j = static_cast<std::size_t>(it - b.begin());
+            break;
+          }
+        }
+      }
+      for (unsigned blocks : {1u, 3u, 0u}) {
+        const pair_sum_state f =
+            blocks == 3 ? launch_pair_sums_bulk<32, 7, 2, 1, true>(nullptr, d_a.ptr, na, d_b.ptr, nb, ts.data(), count, blocks)
+                        : launch_pair_sums_bulk<32, 3, 2, 1, true>(nullptr, d_a.ptr, na, d_b.ptr, nb, ts.data(), count, blocks);
+        EXPECT_EQ(f.found != 0, want_target >= 0) << "find, " << count << " targets, na=" << na << " nb=" << nb;
+        if (f.found && want_target >= 0) {
+          EXPECT_EQ(f.target, want_target) << "na=" << na << " nb=" << nb << " blocks " << blocks;
+          EXPECT_EQ(f.i, want_i) << "na=" << na << " nb=" << nb << " blocks " << blocks;
+          EXPECT_EQ(f.j, want_j) << "na=" << na << " nb=" << nb << " blocks " << blocks;
+        }
+      }
+    }
+  }
+}
+
 TEST(CudaMergeErrors, UnsortedInputsNeverFault) {
   SKIP_WITHOUT_DEVICE();
   std::mt19937_64 rng(99);
