@@ -16,6 +16,7 @@
 #include <thrust/execution_policy.h>
 #include <thrust/merge.h>
 
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <cub/device/device_merge.cuh>
@@ -144,15 +145,19 @@ void ssum_merge_plus_constant(benchmark::State& state, std::size_t n) {
 // into out, b with a + c into out2): one merge_generated_batch against two merge_generated
 // calls. Bytes: the same as one merge of all n.
 template <class T>
+std::array<ssum::generated_merge<T, ssum::plus_constant<T>>, 2> two_merges(const inputs<T>& in) {
+  const std::size_t q = in.half / 2;
+  return {{{in.a, q, ssum::plus_constant<T>{in.b, static_cast<T>(12345)}, q, in.out},
+           {in.b, q, ssum::plus_constant<T>{in.a, static_cast<T>(777)}, q, in.out2}}};
+}
+
+template <class T>
 void ssum_two_merges(benchmark::State& state, std::size_t n, bool batched) {
   inputs<T>& in = inputs<T>::get(n);
-  const std::size_t q = in.half / 2;
-  const ssum::generated_merge<T, ssum::plus_constant<T>> merges[2] = {
-      {in.a, q, ssum::plus_constant<T>{in.b, static_cast<T>(12345)}, q, in.out},
-      {in.b, q, ssum::plus_constant<T>{in.a, static_cast<T>(777)}, q, in.out2}};
+  const auto merges = two_merges(in);
   time_batches(state, merge_bytes<T>(n), [&] {
     if (batched) {
-      ssum::merge_generated_batch(ssum::cuda{}, merges, 2);
+      ssum::merge_generated_batch(ssum::cuda{}, merges.data(), 2);
     } else {
       for (const auto& m : merges) ssum::merge_generated(ssum::cuda{}, m.a, m.na, m.b_at, m.nb, m.out);
     }
@@ -167,12 +172,9 @@ template <class T>
 void ssum_two_merges_batched_classic(benchmark::State& state, std::size_t n) {
   using tuning = ssum::cuda_detail::merge_keys_tuning<T>;
   inputs<T>& in = inputs<T>::get(n);
-  const std::size_t q = in.half / 2;
-  const ssum::generated_merge<T, ssum::plus_constant<T>> merges[2] = {
-      {in.a, q, ssum::plus_constant<T>{in.b, static_cast<T>(12345)}, q, in.out},
-      {in.b, q, ssum::plus_constant<T>{in.a, static_cast<T>(777)}, q, in.out2}};
+  const auto merges = two_merges(in);
   time_batches(state, merge_bytes<T>(n), [&] {
-    ssum::cuda_detail::launch_merge_batch<tuning::threads, tuning::items>(nullptr, merges, 2, ssum::less{});
+    ssum::cuda_detail::launch_merge_batch<tuning::threads, tuning::items>(nullptr, merges.data(), 2, ssum::less{});
   });
 }
 template <class T>

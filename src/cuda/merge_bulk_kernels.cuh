@@ -126,6 +126,22 @@ __device__ __forceinline__ bulk_stage_plan plan_bulk_stage(std::size_t a_lo, std
 }
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+/// Thread 0 initialises each stage's two barriers: `full` (the moving lane's arrival and the
+/// copies' bytes) and the one the working threads arrive on (`workers` arrivals); then a block
+/// barrier, so that no thread waits on a barrier before it exists.
+template <int Stages>
+__device__ __forceinline__ void init_stage_barriers(unsigned long long* full, unsigned long long* done, int workers) {
+  if (threadIdx.x == 0) {
+#pragma unroll 1
+    for (int s = 0; s < Stages; ++s) {
+      bulk_barrier_init(&full[s], 1);
+      bulk_barrier_init(&done[s], unsigned(workers));
+    }
+    bulk_barrier_init_fence();
+  }
+  __syncthreads();
+}
+
 /// Issuing thread, after it wrote the stage's header: the element-wise reads, then the arrival
 /// on bar (which releases them and the header, and announces the bulk bytes), then the copies.
 template <class T>
@@ -171,15 +187,7 @@ __global__ void __launch_bounds__(Threads + 32, MinBlocks)
     return merge_batch_job_of(batch, g, [](const merge_batch_job<T, BAt>& x) { return x.first_tile; });
   };
 
-  if (threadIdx.x == 0) {
-#pragma unroll 1
-    for (int s = 0; s < Stages; ++s) {
-      bulk_barrier_init(&full[s], 1);
-      bulk_barrier_init(&written[s], Threads);
-    }
-    bulk_barrier_init_fence();
-  }
-  __syncthreads();
+  init_stage_barriers<Stages>(full, written, Threads);
 
   if (threadIdx.x >= Threads) {
     if (threadIdx.x != Threads) return;
@@ -321,15 +329,7 @@ __global__ void __launch_bounds__(Threads + 32, MinBlocks)
   if (threadIdx.x < 2 * pair_sum_max_targets) {
     clip[threadIdx.x] = int(threadIdx.x) < 2 * targets.count ? clips[threadIdx.x] : 0;
   }
-  if (threadIdx.x == 0) {
-#pragma unroll 1
-    for (int s = 0; s < Stages; ++s) {
-      bulk_barrier_init(&full[s], 1);
-      bulk_barrier_init(&free_[s], Threads);
-    }
-    bulk_barrier_init_fence();
-  }
-  __syncthreads();
+  init_stage_barriers<Stages>(full, free_, Threads);
 
   unsigned long long cnt = 0;
   if (threadIdx.x >= Threads) {
@@ -559,25 +559,17 @@ void launch_merge_batch_bulk(cudaStream_t stream, const generated_merge<T, BAt>*
 }
 
 /// A whole key-only merge with bulk-copied tiles (merge_partition, then merge_tiles_bulk, or
-/// merge_tiles where that cannot run).
+/// merge_tiles_batch where that cannot run).
 template <int Threads, int Items, int Stages, int MinBlocks, class T, class BAt, class Compare>
 void launch_merge_bulk(cudaStream_t stream, const T* a, std::size_t na, BAt b, std::size_t nb, T* out, Compare comp,
                        unsigned max_blocks = 0) {
-  if (na > SIZE_MAX - nb) throw std::invalid_argument("ssum::cuda merge: na + nb overflows");
-  const std::size_t total = na + nb;
-  if (total == 0) return;
-  constexpr std::size_t tile = std::size_t(Threads) * Items;
-  const std::size_t tiles = merge_tiles_for(total, tile);
-  device_buffer scratch(merge_scratch_bytes(tiles), stream);
-  std::size_t* splits = scratch.as<std::size_t>();
-  const int group = partition_group(tiles);
-  merge_partition<<<partition_blocks(tiles, group), partition_threads, 0, stream>>>(a, na, b, nb, tile, tiles, group,
-                                                                                    splits, comp);
-  SSUM_CUDA_CHECK_LAUNCH("merge_partition");
+  merge_plan plan;
+  partition_merge(stream, a, na, b, nb, std::size_t(Threads) * Items, comp, plan);
+  if (plan.tiles == 0) return;
   merge_batch<T, BAt> batch{};
   batch.count = 1;
-  batch.job[0] = {a, na, b, nb, out, splits, tiles, 0u, 0u, group};
-  merge_tiles_bulk_launcher<Threads, Items, Stages, MinBlocks>{max_blocks}(stream, batch, tiles, comp);
+  batch.job[0] = {a, na, b, nb, out, plan.splits, plan.tiles, 0u, 0u, plan.group};
+  merge_tiles_bulk_launcher<Threads, Items, Stages, MinBlocks>{max_blocks}(stream, batch, plan.tiles, comp);
 }
 
 /// The pair-sum walk's tile launch with pair_sum_tiles_bulk, pair_sum_tiles where that cannot
