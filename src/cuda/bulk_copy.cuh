@@ -5,6 +5,11 @@
 // functions exist for sm_90 and later only; hosts ask runs_bulk_copy_code before a launch.
 #include <cuda_runtime.h>
 
+#include <cstddef>
+#include <map>
+#include <mutex>
+#include <utility>
+
 #include "cuda/check.cuh"
 
 namespace ssum::cuda_detail {
@@ -17,6 +22,49 @@ bool runs_bulk_copy_code(Kernel* kernel) {
   cudaFuncAttributes attributes{};
   SSUM_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
   return attributes.ptxVersion >= 90;
+}
+
+/// What a persistent launch of `kernel` (threads per block, dynamic shared memory smem) gets
+/// on the current device: whether the device runs its sm_90 code, and blocks = SMs x blocks
+/// per SM. Asked once per kernel and device (the shared-memory attribute is set then too).
+struct persistent_shape {
+  bool runs = false;
+  unsigned blocks = 0;
+  /// The grid for `tiles` tiles: every resident block, or one per tile when there are fewer;
+  /// at most max_blocks when that is not 0 (tests: blocks that go round their rings).
+  unsigned grid_for(std::size_t tiles, unsigned max_blocks = 0) const {
+    unsigned grid = tiles < blocks ? unsigned(tiles) : blocks;
+    if (max_blocks > 0 && grid > max_blocks) grid = max_blocks;
+    return grid;
+  }
+};
+
+template <class Kernel>
+persistent_shape persistent_shape_of(Kernel* kernel, int threads, std::size_t smem) {
+  // Kernels of one signature share this function: the key is the kernel as well as the device.
+  static std::mutex lock;
+  static std::map<std::pair<const void*, int>, persistent_shape> known;
+  int device = 0;
+  SSUM_CUDA_CHECK(cudaGetDevice(&device));
+  const std::pair<const void*, int> key{reinterpret_cast<const void*>(kernel), device};
+  std::lock_guard<std::mutex> hold(lock);
+  const auto found = known.find(key);
+  if (found != known.end()) return found->second;
+  persistent_shape shape;
+  shape.runs = runs_bulk_copy_code(kernel);
+  if (shape.runs) {
+    if (smem > 48 * 1024) {
+      SSUM_CUDA_CHECK(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+    }
+    int sms = 0, per_sm = 0;
+    SSUM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    SSUM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+    shape.runs = per_sm > 0;
+    shape.blocks = unsigned(sms) * unsigned(per_sm > 0 ? per_sm : 0);
+  }
+  known.emplace(key, shape);
+  return shape;
 }
 
 __device__ __forceinline__ unsigned shared_address(const void* p) {

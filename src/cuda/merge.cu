@@ -26,10 +26,6 @@ void require(bool ok, const char* what) {
   if (!ok) throw std::invalid_argument(std::string("ssum::cuda ") + what + ": null device pointer");
 }
 
-}  // namespace
-
-namespace {
-
 /// A key-only merge on `stream`: bulk-copied tiles where merge_bulk_tuning uses them, else
 /// merge_keys_tuning's tiles.
 template <class T, class BAt, class Compare>

@@ -27,9 +27,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
-#include <mutex>
-#include <utility>
 
 #include "cuda/bulk_copy.cuh"
 #include "cuda/check.cuh"
@@ -79,7 +76,7 @@ constexpr std::size_t bulk_smem_bytes() {
 struct bulk_tile {
   std::size_t a0;  // the tile's first a
   std::size_t d0;  // its first output (merges) / c1, the first c past it (pair sums)
-  int job;         // batch job (merges) / target (pair sums)
+  int job;         // the tile g itself (merges: its job is found from it) / the target (pair sums)
   int na_t, count;  // a's in the tile and outputs (a's + b's); count = 0: nothing to do
   int a_off;        // a[a0] is stage[a_off]
   int b_base;       // b(b0 + j) is stage[b_base + j] (stage[b_base - j] when reversed)
@@ -477,42 +474,6 @@ __global__ void __launch_bounds__(Threads + 32, MinBlocks)
 
 // ---- launch -----------------------------------------------------------------------------
 
-/// What a persistent launch of `kernel` gets on the current device: whether the device runs
-/// its sm_90 code, and blocks = SMs x blocks per SM. Asked once per device and kernel (the
-/// shared-memory attribute is set then too).
-struct persistent_shape {
-  bool runs = false;
-  unsigned blocks = 0;
-};
-
-template <class Kernel>
-persistent_shape persistent_shape_of(Kernel* kernel, int threads, std::size_t smem) {
-  // Kernels of one signature share this function: the key is the kernel as well as the device.
-  static std::mutex lock;
-  static std::map<std::pair<const void*, int>, persistent_shape> known;
-  int device = 0;
-  SSUM_CUDA_CHECK(cudaGetDevice(&device));
-  const std::pair<const void*, int> key{reinterpret_cast<const void*>(kernel), device};
-  std::lock_guard<std::mutex> hold(lock);
-  const auto found = known.find(key);
-  if (found != known.end()) return found->second;
-  persistent_shape shape;
-  shape.runs = runs_bulk_copy_code(kernel);
-  if (shape.runs) {
-    if (smem > 48 * 1024) {
-      SSUM_CUDA_CHECK(
-          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
-    }
-    int sms = 0, per_sm = 0;
-    SSUM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    SSUM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
-    shape.runs = per_sm > 0;
-    shape.blocks = unsigned(sms) * unsigned(per_sm > 0 ? per_sm : 0);
-  }
-  known.emplace(key, shape);
-  return shape;
-}
-
 inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 /// merge_tiles_bulk for merges[0, count) (count <= merge_batch_max), after their partitions:
@@ -531,9 +492,7 @@ bool launch_merge_tiles_bulk(cudaStream_t stream, const merge_batch<T, BAt>& bat
   auto* kernel = merge_tiles_bulk<Threads, Items, Stages, MinBlocks, T, BAt, Compare>;
   const persistent_shape shape = persistent_shape_of(kernel, Threads + 32, smem);
   if (!shape.runs) return false;
-  unsigned blocks = tiles_total < shape.blocks ? unsigned(tiles_total) : shape.blocks;
-  if (max_blocks > 0 && blocks > max_blocks) blocks = max_blocks;
-  kernel<<<blocks, Threads + 32, smem, stream>>>(batch, unsigned(tiles_total), comp);
+  kernel<<<shape.grid_for(tiles_total, max_blocks), Threads + 32, smem, stream>>>(batch, unsigned(tiles_total), comp);
   SSUM_CUDA_CHECK_LAUNCH("merge_tiles_bulk");
   return true;
 }
@@ -586,10 +545,8 @@ struct pair_sum_tiles_bulk_launcher {
     if (aligned16(d_a) && aligned16(d_b)) {
       const persistent_shape shape = persistent_shape_of(kernel, Threads + 32, smem);
       if (shape.runs) {
-        unsigned blocks = tiles_total < shape.blocks ? unsigned(tiles_total) : shape.blocks;
-        if (max_blocks > 0 && blocks > max_blocks) blocks = max_blocks;
-        kernel<<<blocks, Threads + 32, smem, stream>>>(d_a, na, d_b, nb, targets, clips, tiles, unsigned(tiles_total),
-                                                  splits, state);
+        kernel<<<shape.grid_for(tiles_total, max_blocks), Threads + 32, smem, stream>>>(
+            d_a, na, d_b, nb, targets, clips, tiles, unsigned(tiles_total), splits, state);
         SSUM_CUDA_CHECK_LAUNCH("pair_sum_tiles_bulk");
         return;
       }

@@ -60,11 +60,9 @@ void cuda_scan(const cuda& policy, const In* d_in, Out* d_out, std::size_t n, Op
     using vectorized = vectorized_scan_tuning<Out>;
     using specialized = specialized_scan_tuning<Out>;
     if (reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(d_out) % 16 == 0) {
-      auto* kernel = scan_tiles_specialized<specialized::consumers, specialized::rows, specialized::stages,
-                                            specialized::min_blocks, specialized::flags, Out, Op>;
-      if (n * sizeof(Out) >= specialized::min_bytes && runs_bulk_copy_code(kernel)) {
-        launch_specialized_scan<specialized::consumers, specialized::rows, specialized::stages,
-                                specialized::min_blocks, specialized::flags>(stream, d_in, d_out, n, op, params);
+      if (n * sizeof(Out) >= specialized::min_bytes &&
+          launch_specialized_scan<specialized::consumers, specialized::rows, specialized::stages,
+                                  specialized::min_blocks, specialized::flags>(stream, d_in, d_out, n, op, params)) {
         return;
       }
       launch_vectorized_scan<vectorized::threads, vectorized::vectors, vectorized::min_blocks, vectorized::flags>(

@@ -556,31 +556,25 @@ __global__ void __launch_bounds__((2 + Consumers) * warp_size, MinBlocks)
   }
   if (p.reset_state) reset_when_last(p.state, tiles);
 #else
-  // Before sm_90 (no bulk copy): never launched (scan.cu asks runs_bulk_copy_code first).
+  // Before sm_90 (no bulk copy): never launched (launch_specialized_scan asks runs_bulk_copy_code).
   (void)in; (void)out; (void)n; (void)op; (void)p;
   __trap();
 #endif
 }
 
-// As many blocks as fit on the device at once (fewer for small inputs). sm_90 and later.
+// As many blocks as fit on the device at once (fewer for small inputs). false, launching
+// nothing, where the kernel cannot run (no sm_90 code for this device).
 template <int Consumers, int Rows, int Stages, int MinBlocks, int Flags, class T, class Op>
-void launch_specialized_scan(cudaStream_t stream, const T* in, T* out, std::size_t n, Op op, scan_params<T> p) {
+bool launch_specialized_scan(cudaStream_t stream, const T* in, T* out, std::size_t n, Op op, scan_params<T> p) {
   using state_t = tile_state<T>;
   using shape = specialized_scan_shape<Consumers, Rows, T>;
   constexpr std::size_t ring_bytes = Stages * shape::tile_t::bytes;
   constexpr std::size_t tile = shape::tile_t::size;
   const std::size_t tiles = (n + tile - 1) / tile;
   auto* kernel = scan_tiles_specialized<Consumers, Rows, Stages, MinBlocks, Flags, T, Op>;
-  if (ring_bytes > 48 * 1024) {
-    SSUM_CUDA_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(ring_bytes)));
-  }
-  int device = 0, sms = 0, per_sm = 0;
-  SSUM_CUDA_CHECK(cudaGetDevice(&device));
-  SSUM_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  SSUM_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, shape::threads, ring_bytes));
-  const std::size_t resident = std::size_t(std::max(1, sms * per_sm));
-  const unsigned grid = static_cast<unsigned>(std::min(tiles, resident));
+  const persistent_shape resident = persistent_shape_of(kernel, shape::threads, ring_bytes);
+  if (!resident.runs) return false;
+  const unsigned grid = resident.grid_for(tiles);
   // Tickets past the last tile (each block's final refills) touch no tile state.
   with_zeroed_state(stream, state_t::bytes(tiles), [&](void* state, bool reset) {
     p.state = state_t::bind(state, tiles);
@@ -588,6 +582,7 @@ void launch_specialized_scan(cudaStream_t stream, const T* in, T* out, std::size
     kernel<<<grid, shape::threads, ring_bytes, stream>>>(in, out, n, op, p);
     SSUM_CUDA_CHECK_LAUNCH("scan_tiles_specialized");
   });
+  return true;
 }
 
 // Deterministic path, step 1: the reduction of each tile, combined in the tile's fixed shape.

@@ -212,13 +212,13 @@ TYPED_TEST(CudaScan, SpecializedKernelMatchesStd) {
                                           tuning::flags, T, ssum::plus>;
     if (!runs_bulk_copy_code(kernel)) GTEST_SKIP() << "the device or the build has no sm_90 code";
     const auto tuned = [](const T* in, T* out, std::size_t n, auto op, scan_params<T> p) {
-      launch_specialized_scan<tuning::consumers, tuning::rows, tuning::stages, tuning::min_blocks, tuning::flags>(
-          nullptr, in, out, n, op, p);
+      EXPECT_TRUE((launch_specialized_scan<tuning::consumers, tuning::rows, tuning::stages, tuning::min_blocks,
+                                           tuning::flags>(nullptr, in, out, n, op, p)));
     };
     // Two consumers, two stages of 1 KiB tiles: every stage is reused many times (the
     // barriers' phases alternate).
     const auto small = [](const T* in, T* out, std::size_t n, auto op, scan_params<T> p) {
-      launch_specialized_scan<2, 2, 2, 1, tuning::flags>(nullptr, in, out, n, op, p);
+      EXPECT_TRUE((launch_specialized_scan<2, 2, 2, 1, tuning::flags>(nullptr, in, out, n, op, p)));
     };
 
     constexpr std::size_t tile = specialized_scan_shape<tuning::consumers, tuning::rows, T>::tile_t::size;
