@@ -110,23 +110,9 @@ __device__ __forceinline__ void bulk_load(void* dst, const void* src, unsigned b
         : "memory");
   }
 }
-/// gdst (global) <- src (shared), `bytes` a multiple of 16, both addresses 16-byte aligned; in
-/// this thread's current bulk group (bulk_store_commit closes it).
-__device__ __forceinline__ void bulk_store(void* gdst, const void* src, unsigned bytes) {
-  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(gdst), "r"(shared_address(src)),
-               "r"(bytes)
-               : "memory");
-}
-__device__ __forceinline__ void bulk_store_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
-/// Waits until at most `Pending` of this thread's committed bulk groups still read shared memory.
-template <int Pending>
-__device__ __forceinline__ void bulk_store_wait_read() {
-  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(Pending) : "memory");
-}
-/// Waits until every bulk group of this thread has completed.
-__device__ __forceinline__ void bulk_store_wait_all() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
-/// Orders this thread's shared-memory writes before later bulk copies that read them.
-__device__ __forceinline__ void bulk_store_fence() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+/// Orders this thread's earlier shared-memory accesses (the generic proxy) before bulk copies
+/// that later write the same memory (the async proxy).
+__device__ __forceinline__ void bulk_proxy_fence() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 /// Waits until phase `parity` of the barrier completed (the first use: parity 0).
 __device__ __forceinline__ void bulk_barrier_wait(unsigned long long* bar, unsigned parity) {
   unsigned done = 0;

@@ -1,11 +1,12 @@
 #pragma once
 // Merge-path tiles fed by Hopper's bulk copies (sm_90, cp.async.bulk: bulk_copy.cuh):
 // persistent blocks, each with a ring of Stages tiles in shared memory, and in each block one
-// warp apart whose first lane moves the data (reads a tile's splits, starts the copies of its
-// a-range and b-range into a free stage, and for merges sends the finished outputs out with
-// one bulk store) while the other warps merge or walk the tiles that have landed. The
-// partition (merge_partition, pair_sum_partition) is merge_kernels.cuh's. Merge path as there
-// (Odeh et al. 2012; Green, McColl, Bader 2012), the walk as pair_sum_tiles.
+// warp apart whose first lane moves the data (takes a tile's splits and starts the copies of
+// its a-range and b-range into a free stage) while the other warps merge or walk the tiles
+// that have landed. The merges find their splits inside the kernel (a third warp) and take
+// their tiles from a queue (see merge_tiles_bulk); the walk reads pair_sum_partition's
+// (merge_kernels.cuh). Merge path as there (Odeh et al. 2012; Green, McColl, Bader 2012),
+// the walk as pair_sum_tiles.
 //
 // Why: the tile kernels of merge_kernels.cuh load a tile through registers (a load and a
 // shared store per element), then work, one tile per block, so a SM whose blocks all work has
@@ -15,14 +16,15 @@
 //
 //   pair_sum_tiles_bulk     the equal-pairs walk (find and count): the solver's search. It
 //                           took the n = 64 whole search's walk from 41.1 to 35.1 ms.
-//   merge_tiles_bulk        key-only merges of 4-byte keys (uint32 at 2^24: 60 against 69 us
-//                           for merge_tiles); 8-byte keys keep merge_tiles (merge_bulk_tuning).
+//   merge_tiles_bulk        key-only merges of 4-byte keys (uint32 at 2^28: 616 against 680
+//                           us for merge_tiles and its partition); 8-byte keys keep
+//                           merge_tiles (merge_bulk_tuning).
 //
 // A stage holds the tile's a-range, then after a gap its b-range as it lies in memory (the
 // 16-byte pieces that cover each range; the few elements of an array's last partial piece are
 // read one by one, so nothing past an array's end is read). Reversed b's (t - b for the pair
-// sums) are read backwards out of the stage. Tile g is iteration g / gridDim.x of block
-// g % gridDim.x; the host checks the pointers' alignment and falls back to merge_kernels.cuh.
+// sums) are read backwards out of the stage. The host checks the pointers' alignment and
+// falls back to merge_kernels.cuh.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -30,6 +32,7 @@
 
 #include "cuda/bulk_copy.cuh"
 #include "cuda/check.cuh"
+#include "cuda/kept_state.cuh"
 #include "cuda/merge_kernels.cuh"
 
 namespace ssum::cuda_detail {
@@ -37,7 +40,8 @@ namespace ssum::cuda_detail {
 /// Launch shapes (threads x items per tile, stages per block, blocks per SM); bench_merge_cuda
 /// times others. `used`: whether the key-only merges of T take merge_tiles_bulk (4-byte keys)
 /// or merge_tiles (8-byte keys, where the bulk kernel measured slower: 1316 against 1225 us
-/// at 2^28 uint64 on the H200). Walk: two stages of 256 x 23 8-byte keys, 94 KiB per block.
+/// at 2^28 uint64 on the H200, ninth session, before the tile queue). Walk: two stages of
+/// 256 x 23 8-byte keys, 94 KiB per block.
 template <class T>
 struct merge_bulk_tuning {
   static constexpr bool used = sizeof(T) == 4;
@@ -157,16 +161,85 @@ __device__ __forceinline__ void start_bulk_stage(const bulk_stage_plan& p, T* st
 
 // ---- merges ---------------------------------------------------------------------------
 
-/// Key-only merges: tile g of the batch is block g % gridDim.x's iteration g / gridDim.x. A
-/// block is Threads merging threads and one more warp whose first lane moves the data: it
-/// reads a tile's splits, starts the copies of its ranges into a free stage, and, once every
-/// merging thread has written the tile's outputs into the front of that stage (arriving on
-/// the stage's `written` barrier after a proxy fence), sends them out with one bulk store and
-/// refills the stage as soon as the store has read it. The merging threads wait only for
-/// their next tile to land and for each other between reading a stage and overwriting it.
+/// merge_tiles_bulk's warps beside its Threads merging threads: one moving the data, one
+/// finding splits.
+constexpr int merge_bulk_helper_threads = 64;
+
+/// The queue of merge_tiles_bulk's tiles, in device scratch that starts zeroed: tiles go to
+/// whichever block asks first, in order (counters[0]); splits[q] = where tile q starts in its
+/// merge's a (q = tiles: the end), plus one (0: not found yet), found 32 a ticket
+/// (counters[1]) by the splitting warps; counters[2] counts the blocks done with it. With
+/// `reset` the last of them zeroes it again for the next launch (kept_state.cuh).
+struct merge_tile_queue {
+  unsigned* counters;
+  std::size_t* splits;
+  bool reset;
+  static constexpr std::size_t counter_bytes = 16;  // the splits stay 16-byte aligned
+  static std::size_t bytes(std::size_t tiles) { return counter_bytes + (tiles + 1) * sizeof(std::size_t); }
+};
+
+/// The first k in [lo, hi) with pred(k), or hi (pred false then true over [lo, hi)), by one
+/// thread: Ways - 1 probes a round cut the range into Ways parts, all evaluated before any is
+/// used, so that their loads are in flight together (Ways = 2: binary search).
+template <int Ways, class Pred>
+__host__ __device__ std::size_t thread_partition_point(std::size_t lo, std::size_t hi, Pred pred) {
+  static_assert(Ways >= 2 && Ways <= 32, "probes fit a mask");
+  while (lo < hi) {
+    const std::size_t len = hi - lo;
+    // Ways parts of `step` (the last one longer), or each of the last few candidates.
+    const std::size_t step = len >= std::size_t(Ways) ? len / Ways : 1;
+    const std::size_t used = len >= std::size_t(Ways) ? std::size_t(Ways - 1) : len;
+    unsigned hits = 0;
+#pragma unroll
+    for (int i = 0; i < Ways - 1; ++i) {
+      if (std::size_t(i) < used && pred(lo + std::size_t(i + 1) * step - 1)) hits |= 1u << i;
+    }
+    if (hits == 0) {
+      lo += used * step;  // past the last probe
+    } else {
+      std::size_t f = 0;  // the first probe that holds
+      while (!(hits >> f & 1u)) ++f;
+      hi = lo + (f + 1) * step - 1;
+      lo += f * step;
+    }
+  }
+  return lo;
+}
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+/// Split q of the batch (tile q's start in its merge's a; q = tiles_total: the end), by one
+/// thread over its whole diagonal.
+template <int Ways, int Tile, class T, class BAt, class Compare>
+__device__ std::size_t merge_tile_split(const merge_batch<T, BAt>& batch, unsigned q, Compare comp) {
+  const merge_batch_job<T, BAt> j =
+      merge_batch_job_of(batch, q, [](const merge_batch_job<T, BAt>& x) { return x.first_tile; });
+  const std::size_t local = std::size_t(q) - j.first_tile, total = j.na + j.nb;
+  const std::size_t d = local * Tile < total ? local * Tile : total;
+  const std::size_t lo = d > j.nb ? d - j.nb : 0, hi = d < j.na ? d : j.na;
+  return thread_partition_point<Ways>(lo, hi, [&](std::size_t mid) { return comp(j.b(d - 1 - mid), j.a[mid]); });
+}
+#endif
+
+/// Key-only merges, tiles handed out in order to whichever block is ready (merge_tile_queue)
+/// with their splits found inside the kernel. A block is Threads merging threads and two
+/// more warps:
+/// - the splitting warp takes tickets of 32 splits and finds them, each lane one (merge path,
+///   Odeh et al. 2012: the selection step of Akl-Santoro's conflict-free merging as the
+///   paper's generation uses it). Its first ticket by 8-way searches (9 rounds of loads over
+///   2^27), while the copies have not started; later ones by binary search, fewest loads,
+///   long before their tiles come up.
+/// - the moving warp's first lane takes the next tile, waits for its two splits, turns them
+///   into the tile's ranges and starts their copies into a free stage.
+/// - the merging threads merge a landed stage, write the outputs into its front, and store
+///   them with 16-byte stores; then the stage is free again.
+/// On the H200 at 2^28 uint32 outputs (bench_merge_cuda, docs/performance.md): tiles handed
+/// out in order beat each block's own contiguous run (620 against 645 us: the blocks at work
+/// stay close together in memory, and blocks on faster SMs take more tiles); no partition
+/// launch (merge_partition took 40 us); the merging threads' stores level with one bulk
+/// store per tile, which keeps the stage until the store has read it.
 template <int Threads, int Items, int Stages, int MinBlocks, class T, class BAt, class Compare>
-__global__ void __launch_bounds__(Threads + 32, MinBlocks)
-    merge_tiles_bulk(merge_batch<T, BAt> batch, unsigned tiles_total, Compare comp) {
+__global__ void __launch_bounds__(Threads + merge_bulk_helper_threads, MinBlocks)
+    merge_tiles_bulk(merge_batch<T, BAt> batch, unsigned tiles_total, merge_tile_queue queue, Compare comp) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using reader = b_reader<BAt>;
   constexpr bool reversed = reader::reversed;
@@ -177,41 +250,67 @@ __global__ void __launch_bounds__(Threads + 32, MinBlocks)
   extern __shared__ __align__(128) unsigned char bulk_smem[];
   T* const stages = reinterpret_cast<T*>(bulk_smem);
   __shared__ unsigned long long full[Stages], written[Stages];
+  __shared__ unsigned long long queue_released;  // the moving lane takes no more tiles
   __shared__ bulk_tile head[Stages];
-  const unsigned grid = gridDim.x;
 
   const auto job_of = [&](unsigned g) {
     return merge_batch_job_of(batch, g, [](const merge_batch_job<T, BAt>& x) { return x.first_tile; });
   };
 
-  init_stage_barriers<Stages>(full, written, Threads);
+  if (threadIdx.x == 0) bulk_barrier_init(&queue_released, 1);
+  init_stage_barriers<Stages>(full, written, Threads);  // its block barrier covers queue_released too
+
+  if (threadIdx.x >= Threads + 32) {
+    // The splitting warp.
+    const unsigned lane = threadIdx.x % 32;
+#pragma unroll 1
+    for (bool first = true;; first = false) {
+      unsigned ticket = 0;
+      if (lane == 0) ticket = atomicAdd(&queue.counters[1], 1u);
+      ticket = __shfl_sync(0xffffffffu, ticket, 0);
+      if (std::size_t(ticket) * 32u > tiles_total) break;
+      const unsigned q = ticket * 32u + lane;
+      if (q <= tiles_total) {
+        const std::size_t v = first ? merge_tile_split<8, tile>(batch, q, comp) : merge_tile_split<2, tile>(batch, q, comp);
+        *static_cast<volatile std::size_t*>(&queue.splits[q]) = v + 1;
+      }
+    }
+    if (queue.reset) {
+      // The last block done with the queue zeroes it for the next launch.
+      unsigned last = 0;
+      if (lane == 0) {
+        bulk_barrier_wait(&queue_released, 0);
+        __threadfence();
+        last = atomicAdd(&queue.counters[2], 1u) == gridDim.x - 1;
+      }
+      if (__shfl_sync(0xffffffffu, last, 0)) {
+        for (std::size_t q = lane; q <= tiles_total; q += 32) queue.splits[q] = 0;
+        if (lane < merge_tile_queue::counter_bytes / sizeof(unsigned)) queue.counters[lane] = 0;
+      }
+    }
+    return;
+  }
 
   if (threadIdx.x >= Threads) {
     if (threadIdx.x != Threads) return;
-    // The moving lane. store(s, use): the outputs of the use-th tile of stage s, once written.
-    const auto store = [&](int s, unsigned use) {
-      bulk_barrier_wait(&written[s], use & 1u);
-      const bulk_tile h = head[s];
-      const merge_batch_job<T, BAt> j = job_of(unsigned(h.job));
-      T* const st = stages + s * stage_elems;
-      const unsigned whole = unsigned(h.count) * unsigned(sizeof(T)) / 16u * 16u;
-      if (whole) bulk_store(j.out + h.d0, st, whole);
-      bulk_store_commit();
-      for (int x = int(whole / sizeof(T)); x < h.count; ++x) j.out[h.d0 + std::size_t(x)] = st[x];
+    // The moving lane.
+    const auto split = [&](unsigned q) {
+      std::size_t v;
+      while ((v = *static_cast<volatile std::size_t*>(&queue.splits[q])) == 0) __nanosleep(128);
+      return v - 1;
     };
     unsigned it = 0;
 #pragma unroll 1
     for (;; ++it) {
-      const std::size_t g = std::size_t(blockIdx.x) + std::size_t(it) * grid;
+      const unsigned g = atomicAdd(&queue.counters[0], 1u);
       if (g >= tiles_total) break;
+      const std::size_t s0 = split(g), s1 = split(g + 1);
       const int s = int(it % Stages);
-      const merge_batch_job<T, BAt> j = job_of(unsigned(g));
+      // The stage is free once every merging thread has stored its last tile's outputs.
+      if (it >= unsigned(Stages)) bulk_barrier_wait(&written[s], (it / Stages - 1) & 1u);
+      const merge_batch_job<T, BAt> j = job_of(g);
       const std::size_t local = g - j.first_tile;
-      const std::size_t s0 = j.splits[local], s1 = j.splits[local + 1];
-      if (it >= unsigned(Stages)) {
-        store(s, it / Stages - 1);
-        bulk_store_wait_read<0>();  // the stage is read out: refill it
-      }
+      // A split past the merge's end (the next merge's first) is clamped to na here.
       const tile_range r = tile_between<tile>(local, j.na, j.na + j.nb, s0, s1);
       const std::size_t b1 = r.b0 + std::size_t(r.count - r.na_t);
       const std::size_t blen = reader::length(j.b, j.nb);
@@ -231,23 +330,26 @@ __global__ void __launch_bounds__(Threads + 32, MinBlocks)
       head[s] = h;
       start_bulk_stage(p, stages + s * stage_elems, j.a, reader::base(j.b), &full[s]);
     }
-    // The last tiles' outputs (at most one per stage).
-    const unsigned first_left = it > unsigned(Stages) ? it - unsigned(Stages) : 0u;
-#pragma unroll 1
-    for (unsigned u = first_left; u < it; ++u) store(int(u % Stages), u / Stages);
-    bulk_store_wait_all();
+    bulk_barrier_arrive(&queue_released, 1);
+    // No more tiles: the merging threads stop at a stage marked so (its barrier completes
+    // without bytes).
+    const int s = int(it % Stages);
+    if (it >= unsigned(Stages)) bulk_barrier_wait(&written[s], (it / Stages - 1) & 1u);
+    bulk_tile h{};
+    h.stop = 1;
+    head[s] = h;
+    bulk_barrier_expect_bytes(&full[s], 0);
     return;
   }
 
 #pragma unroll 1
   for (unsigned it = 0;; ++it) {
-    const std::size_t g = std::size_t(blockIdx.x) + std::size_t(it) * grid;
-    if (g >= tiles_total) break;
     const int s = int(it % Stages);
     bulk_barrier_wait(&full[s], (it / Stages) & 1u);
     const bulk_tile h = head[s];
+    if (h.stop) break;
     T* const st = stages + s * stage_elems;
-    const merge_batch_job<T, BAt> j = job_of(unsigned(g));
+    const merge_batch_job<T, BAt> j = job_of(unsigned(h.job));
     const int na_t = h.na_t, nb_t = h.count - h.na_t;
     const int diag = min(int(threadIdx.x) * Items, h.count);
     const int n_out = min(Items, h.count - diag);
@@ -287,7 +389,17 @@ __global__ void __launch_bounds__(Threads + 32, MinBlocks)
     for (int k = 0; k < Items; ++k) {
       if (k < n_out) st[diag + k] = key[k];
     }
-    bulk_store_fence();
+    // Then every merging thread sends its share out, 16 bytes a store (out + d0 is 16-byte
+    // aligned: d0 is a multiple of the tile), the last few one by one.
+    asm volatile("bar.sync 1, %0;" ::"r"(Threads) : "memory");
+    constexpr int v = 16 / int(sizeof(T));
+    T* const out = j.out + h.d0;
+    const int vecs = h.count / v;
+    for (int x = int(threadIdx.x); x < vecs; x += Threads) {
+      reinterpret_cast<uint4*>(out)[x] = reinterpret_cast<const uint4*>(st)[x];
+    }
+    for (int x = vecs * v + int(threadIdx.x); x < h.count; x += Threads) out[x] = st[x];
+    bulk_proxy_fence();  // the stage's next copy writes where this thread wrote and read
     bulk_barrier_arrive(&written[s], 1);
   }
 #endif
@@ -476,10 +588,9 @@ __global__ void __launch_bounds__(Threads + 32, MinBlocks)
 
 inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
-/// merge_tiles_bulk for merges[0, count) (count <= merge_batch_max), after their partitions:
-/// false, launching nothing, where it cannot run (before sm_90, or a pointer not 16-byte
-/// aligned); the caller then launches merge_tiles_batch. max_blocks (tests): fewer blocks than
-/// fit, so that each goes round its ring many times.
+/// merge_tiles_bulk over a batch (merge_batch_of, no partition): false, launching nothing,
+/// where it cannot run (before sm_90, or a pointer not 16-byte aligned). max_blocks (tests):
+/// fewer blocks than fit, so that each goes round its stages many times.
 template <int Threads, int Items, int Stages, int MinBlocks, class T, class BAt, class Compare>
 bool launch_merge_tiles_bulk(cudaStream_t stream, const merge_batch<T, BAt>& batch, std::size_t tiles_total,
                              Compare comp, unsigned max_blocks = 0) {
@@ -489,46 +600,40 @@ bool launch_merge_tiles_bulk(cudaStream_t stream, const merge_batch<T, BAt>& bat
     if (!aligned16(j.a) || !aligned16(b_reader<BAt>::base(j.b)) || !aligned16(j.out)) return false;
   }
   constexpr std::size_t smem = bulk_smem_bytes<T, Threads, Items, Stages>();
+  constexpr int threads = Threads + merge_bulk_helper_threads;
   auto* kernel = merge_tiles_bulk<Threads, Items, Stages, MinBlocks, T, BAt, Compare>;
-  const persistent_shape shape = persistent_shape_of(kernel, Threads + 32, smem);
+  const persistent_shape shape = persistent_shape_of(kernel, threads, smem);
   if (!shape.runs) return false;
-  kernel<<<shape.grid_for(tiles_total, max_blocks), Threads + 32, smem, stream>>>(batch, unsigned(tiles_total), comp);
-  SSUM_CUDA_CHECK_LAUNCH("merge_tiles_bulk");
+  const unsigned grid = shape.grid_for(tiles_total, max_blocks);
+  with_zeroed_state(stream, merge_tile_queue::bytes(tiles_total), [&](void* scratch, bool reset) {
+    merge_tile_queue queue;
+    queue.counters = static_cast<unsigned*>(scratch);
+    queue.splits = reinterpret_cast<std::size_t*>(static_cast<char*>(scratch) + merge_tile_queue::counter_bytes);
+    queue.reset = reset;
+    kernel<<<grid, threads, smem, stream>>>(batch, unsigned(tiles_total), queue, comp);
+    SSUM_CUDA_CHECK_LAUNCH("merge_tiles_bulk");
+  });
   return true;
 }
 
-/// merge_tiles_bulk's launch over a batch (merge_tiles_batch where it cannot run).
-template <int Threads, int Items, int Stages, int MinBlocks>
-struct merge_tiles_bulk_launcher {
-  unsigned max_blocks = 0;
-  template <class T, class BAt, class Compare>
-  void operator()(cudaStream_t stream, const merge_batch<T, BAt>& batch, std::size_t tiles_total, Compare comp) const {
-    if (!launch_merge_tiles_bulk<Threads, Items, Stages, MinBlocks>(stream, batch, tiles_total, comp, max_blocks)) {
-      merge_tiles_batch_launcher<Threads, Items, 1>{}(stream, batch, tiles_total, comp);
-    }
-  }
-};
-
-/// merges[0, count), count <= merge_batch_max, key-only, with bulk-copied tiles.
+/// merges[0, count), count <= merge_batch_max, key-only, with bulk-copied tiles in one launch;
+/// where that cannot run, merge_partition_batch and merge_tiles_batch in the same tiles.
 template <int Threads, int Items, int Stages, int MinBlocks, class T, class BAt, class Compare>
 void launch_merge_batch_bulk(cudaStream_t stream, const generated_merge<T, BAt>* merges, int count, Compare comp,
                              unsigned max_blocks = 0) {
-  launch_merge_batch_with<Threads, Items>(stream, merges, count, comp,
-                                          merge_tiles_bulk_launcher<Threads, Items, Stages, MinBlocks>{max_blocks});
+  merge_batch<T, BAt> batch{};
+  const std::size_t tiles_total = merge_batch_of(merges, count, std::size_t(Threads) * Items, batch);
+  if (!launch_merge_tiles_bulk<Threads, Items, Stages, MinBlocks>(stream, batch, tiles_total, comp, max_blocks)) {
+    launch_merge_batch<Threads, Items>(stream, merges, count, comp);
+  }
 }
 
-/// A whole key-only merge with bulk-copied tiles (merge_partition, then merge_tiles_bulk, or
-/// merge_tiles_batch where that cannot run).
+/// A whole key-only merge with bulk-copied tiles (launch_merge_batch_bulk of one).
 template <int Threads, int Items, int Stages, int MinBlocks, class T, class BAt, class Compare>
 void launch_merge_bulk(cudaStream_t stream, const T* a, std::size_t na, BAt b, std::size_t nb, T* out, Compare comp,
                        unsigned max_blocks = 0) {
-  merge_plan plan;
-  partition_merge(stream, a, na, b, nb, std::size_t(Threads) * Items, comp, plan);
-  if (plan.tiles == 0) return;
-  merge_batch<T, BAt> batch{};
-  batch.count = 1;
-  batch.job[0] = {a, na, b, nb, out, plan.splits, plan.tiles, 0u, 0u, plan.group};
-  merge_tiles_bulk_launcher<Threads, Items, Stages, MinBlocks>{max_blocks}(stream, batch, plan.tiles, comp);
+  const generated_merge<T, BAt> merge{a, na, b, nb, out};
+  launch_merge_batch_bulk<Threads, Items, Stages, MinBlocks>(stream, &merge, 1, comp, max_blocks);
 }
 
 /// The pair-sum walk's tile launch with pair_sum_tiles_bulk, pair_sum_tiles where that cannot

@@ -706,13 +706,13 @@ __global__ void __launch_bounds__(Threads, MinBlocks) merge_tiles_batch(merge_ba
                                     static_cast<merge_no_values*>(nullptr), comp);
 }
 
-/// The batch's partition, then its tiles by `launch_tiles(stream, batch, tiles_total, comp)`.
-template <int Threads, int Items, class T, class BAt, class Compare, class LaunchTiles>
-void launch_merge_batch_with(cudaStream_t stream, const generated_merge<T, BAt>* merges, int count, Compare comp,
-                             const LaunchTiles& launch_tiles) {
-  constexpr std::size_t tile = std::size_t(Threads) * Items;
-  merge_batch<T, BAt> batch{};
-  std::size_t tiles_total = 0, blocks_total = 0, splits_total = 0;
+/// The jobs of merges[0, count) (the empty ones left out) in tiles of `tile` outputs, into
+/// batch; returns the batch's tiles. Sets no partition (first_block, splits).
+template <class T, class BAt>
+std::size_t merge_batch_of(const generated_merge<T, BAt>* merges, int count, std::size_t tile,
+                           merge_batch<T, BAt>& batch) {
+  std::size_t tiles_total = 0;
+  batch.count = 0;
   for (int k = 0; k < count; ++k) {
     const generated_merge<T, BAt>& m = merges[k];
     if (m.na > SIZE_MAX - m.nb) throw std::invalid_argument("ssum::cuda merge: na + nb overflows");
@@ -726,15 +726,30 @@ void launch_merge_batch_with(cudaStream_t stream, const generated_merge<T, BAt>*
     j.tiles = merge_tiles_for(m.na + m.nb, tile);
     j.group = partition_group(j.tiles);
     j.first_tile = static_cast<unsigned>(tiles_total);
-    j.first_block = static_cast<unsigned>(blocks_total);
     tiles_total += j.tiles;
-    blocks_total += partition_blocks(j.tiles, j.group);
-    splits_total += j.tiles + 1;
     if (tiles_total > static_cast<std::size_t>(INT_MAX) - 1) {
       throw std::invalid_argument("ssum::cuda merge: too many elements for one launch");
     }
   }
+  return tiles_total;
+}
+
+/// merges[0, count), count <= merge_batch_max, key-only, in two launches on `stream`: the
+/// batch's partition, then its tiles (empty merges take no block). The caller has checked
+/// the arguments.
+template <int Threads, int Items, int MinBlocks = 1, class T, class BAt, class Compare>
+void launch_merge_batch(cudaStream_t stream, const generated_merge<T, BAt>* merges, int count, Compare comp) {
+  constexpr std::size_t tile = std::size_t(Threads) * Items;
+  merge_batch<T, BAt> batch{};
+  const std::size_t tiles_total = merge_batch_of(merges, count, tile, batch);
   if (batch.count == 0) return;
+  std::size_t blocks_total = 0, splits_total = 0;
+  for (int k = 0; k < batch.count; ++k) {
+    merge_batch_job<T, BAt>& j = batch.job[k];
+    j.first_block = static_cast<unsigned>(blocks_total);
+    blocks_total += partition_blocks(j.tiles, j.group);
+    splits_total += j.tiles + 1;
+  }
   device_buffer scratch(splits_total * sizeof(std::size_t), stream);
   std::size_t offset = 0;
   for (int k = 0; k < batch.count; ++k) {
@@ -743,24 +758,8 @@ void launch_merge_batch_with(cudaStream_t stream, const generated_merge<T, BAt>*
   }
   merge_partition_batch<<<static_cast<unsigned>(blocks_total), partition_threads, 0, stream>>>(batch, tile, comp);
   SSUM_CUDA_CHECK_LAUNCH("merge_partition_batch");
-  launch_tiles(stream, batch, tiles_total, comp);
-}
-
-/// merge_tiles_batch's launch over a batch of tiles_total tiles.
-template <int Threads, int Items, int MinBlocks>
-struct merge_tiles_batch_launcher {
-  template <class T, class BAt, class Compare>
-  void operator()(cudaStream_t stream, const merge_batch<T, BAt>& batch, std::size_t tiles_total, Compare comp) const {
-    merge_tiles_batch<Threads, Items, MinBlocks><<<static_cast<unsigned>(tiles_total), Threads, 0, stream>>>(batch, comp);
-    SSUM_CUDA_CHECK_LAUNCH("merge_tiles_batch");
-  }
-};
-
-/// merges[0, count), count <= merge_batch_max, key-only, in two launches on `stream` (empty
-/// merges take no block). The caller has checked the arguments.
-template <int Threads, int Items, int MinBlocks = 1, class T, class BAt, class Compare>
-void launch_merge_batch(cudaStream_t stream, const generated_merge<T, BAt>* merges, int count, Compare comp) {
-  launch_merge_batch_with<Threads, Items>(stream, merges, count, comp, merge_tiles_batch_launcher<Threads, Items, MinBlocks>{});
+  merge_tiles_batch<Threads, Items, MinBlocks><<<static_cast<unsigned>(tiles_total), Threads, 0, stream>>>(batch, comp);
+  SSUM_CUDA_CHECK_LAUNCH("merge_tiles_batch");
 }
 
 // ---- equal pairs: a + b = t --------------------------------------------------------------

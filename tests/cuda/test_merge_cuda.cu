@@ -688,7 +688,7 @@ TYPED_TEST(CudaMergeBulk, SmallTilesFewBlocksMatchStdMerge) {
   if (device_runs_bulk_copies()) {
     // The shapes below really run merge_tiles_bulk here.
     auto* kernel = merge_tiles_bulk<32, 3, 3, 1, T, load_at<T>, ssum::less>;
-    EXPECT_TRUE(persistent_shape_of(kernel, 64, bulk_smem_bytes<T, 32, 3, 3>()).runs);
+    EXPECT_TRUE(persistent_shape_of(kernel, 32 + merge_bulk_helper_threads, bulk_smem_bytes<T, 32, 3, 3>()).runs);
   }
   std::uint64_t seed = 900;
   for (const auto& [na, nb] : bulk_sizes()) {
@@ -782,6 +782,79 @@ TYPED_TEST(CudaMergeBulk, BatchesMatchStdMerge) {
                                             << first_difference(got, wants[k]);
     }
   }
+}
+
+// The splitting warp's search (host and device code): the first true of a false-then-true
+// predicate, against std::partition_point, and in about log_Ways of the range's rounds.
+TEST(CudaMergeSplits, ThreadPartitionPointMatchesStdPartitionPoint) {
+  std::mt19937_64 rng(5);
+  for (int t = 0; t < 20000; ++t) {
+    const std::size_t lo = rng() % 1000, len = t % 3 ? rng() % 100 : rng() % 5000000, hi = lo + len;
+    const std::size_t answer = lo + (len ? rng() % (len + 1) : 0);
+    std::size_t probes2 = 0, probes8 = 0;
+    const std::size_t got2 = ssum::cuda_detail::thread_partition_point<2>(lo, hi, [&](std::size_t k) {
+      ++probes2;
+      return k >= answer;
+    });
+    const std::size_t got8 = ssum::cuda_detail::thread_partition_point<8>(lo, hi, [&](std::size_t k) {
+      ++probes8;
+      return k >= answer;
+    });
+    ASSERT_EQ(got2, answer) << "binary, [" << lo << ", " << hi << ")";
+    ASSERT_EQ(got8, answer) << "8-way, [" << lo << ", " << hi << ")";
+    // A binary search takes at most ceil(log2(len + 1)) + 1 probes; 8-way rounds of 7.
+    const double bits = std::log2(double(len) + 1.0);
+    EXPECT_LE(double(probes2), std::ceil(bits) + 1) << len;
+    EXPECT_LE(double(probes8), 7.0 * (std::ceil(bits / 3.0) + 2)) << len;
+  }
+  // The full range of a 2^28-output merge's diagonal.
+  std::size_t probes = 0;
+  const std::size_t n = std::size_t{1} << 27;
+  EXPECT_EQ(ssum::cuda_detail::thread_partition_point<2>(0, n, [&](std::size_t k) { return ++probes, k >= n - 3; }),
+            n - 3);
+  EXPECT_LE(probes, 28u);
+}
+
+// merge_tiles_bulk keeps its tile queue zeroed per stream from one launch to the next (the
+// last block zeroes it): merges of growing and shrinking sizes back to back on one stream,
+// with few blocks and with all, checked after a single synchronisation. Plus the public
+// ssum::merge of 4-byte keys (the same kernel) on that stream.
+TYPED_TEST(CudaMergeBulk, BackToBackOnOneStreamMatchStdMerge) {
+  SKIP_WITHOUT_DEVICE();
+  using T = TypeParam;
+  using namespace ssum::cuda_detail;
+  cudaStream_t stream;
+  CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const std::vector<std::pair<std::size_t, std::size_t>> sizes = {
+      {3000, 2000}, {40000, 39999}, {1, 0}, {5, 60001}, {20011, 19999}, {96, 96}, {40000, 40000}, {7, 9}};
+  std::vector<std::vector<T>> wants;
+  std::vector<std::unique_ptr<device_array<T>>> keep, outs;
+  std::uint64_t seed = 4400;
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    const auto [na, nb] = sizes[k];
+    const std::vector<T> a = sorted_random<T>(na, seed++, k % 2 ? 30 : 0), b = sorted_random<T>(nb, seed++, 0);
+    std::vector<T> want(na + nb);
+    std::merge(a.begin(), a.end(), b.begin(), b.end(), want.begin(), ssum::less{});
+    keep.push_back(std::make_unique<device_array<T>>(a));
+    const T* d_a = keep.back()->ptr;
+    keep.push_back(std::make_unique<device_array<T>>(b));
+    const T* d_b = keep.back()->ptr;
+    outs.push_back(std::make_unique<device_array<T>>(na + nb));
+    if (k % 3 == 2) {
+      ssum::merge(ssum::cuda{stream}, d_a, na, d_b, nb, outs.back()->ptr);
+    } else {
+      launch_merge_bulk<32, 3, 2, 1>(stream, d_a, na, load_at<T>{d_b}, nb, outs.back()->ptr, ssum::less{},
+                                     k % 3 == 0 ? 3u : 0u);
+    }
+    wants.push_back(std::move(want));
+  }
+  CHECK_CUDA(cudaStreamSynchronize(stream));
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    const std::vector<T> got = outs[k]->to_host();
+    EXPECT_TRUE(same_bits(got, wants[k])) << "merge " << k << ": na=" << sizes[k].first << " nb=" << sizes[k].second
+                                          << " first difference at " << first_difference(got, wants[k]);
+  }
+  CHECK_CUDA(cudaStreamDestroy(stream));
 }
 
 template <class T>
