@@ -374,6 +374,8 @@ void register_type(std::size_t n) {
   if constexpr (sizeof(T) == 4) {
     add("merge/ssum_bulk_256x19_s3_mb3", ssum_merge_bulk_shape<T, 256, 19, 3, 3>);
     add("merge/ssum_bulk_512x19_s2_mb2", ssum_merge_bulk_shape<T, 512, 19, 2, 2>);
+    add("merge/ssum_bulk_384x19_s2_mb2", ssum_merge_bulk_shape<T, 384, 19, 2, 2>);
+    add("merge/ssum_bulk_512x19_s3_mb1", ssum_merge_bulk_shape<T, 512, 19, 3, 1>);
     add("merge/ssum_bulk_512x23_s2_mb1", ssum_merge_bulk_shape<T, 512, 23, 2, 1>);
     add("merge/ssum_bulk_512x15_s3_mb2", ssum_merge_bulk_shape<T, 512, 15, 3, 2>);
   } else {
