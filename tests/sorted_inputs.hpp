@@ -1,10 +1,14 @@
 #pragma once
-// Inputs shared by the host and CUDA merge tests: ascending vectors made without a sort, and
-// a bit-for-bit comparison (so that -0.0 / +0.0 and NaN payloads count).
+// Inputs shared by the host and CUDA merge tests: ascending vectors made without a sort, a
+// bit-for-bit comparison (so that -0.0 / +0.0 and NaN payloads count), and the reference for
+// merge path splits.
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <random>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace ssum_test {
@@ -48,6 +52,21 @@ std::vector<T> sorted_random(std::size_t n, std::uint64_t seed, std::uint64_t ra
 template <class T>
 bool same_bits(const std::vector<T>& x, const std::vector<T>& y) {
   return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(T)) == 0);
+}
+
+// from_a[d] for d in [0, na + nb]: how many of the first d outputs of the stable merge of a
+// and b (ascending under comp) come from a, by a std::merge of elements tagged with their
+// input: the split of diagonal d.
+template <class T, class Compare>
+std::vector<std::size_t> outputs_from_a(const std::vector<T>& a, const std::vector<T>& b, Compare comp) {
+  std::vector<std::pair<T, int>> ta, tb, m(a.size() + b.size());
+  for (const T& x : a) ta.push_back({x, 0});
+  for (const T& x : b) tb.push_back({x, 1});
+  std::merge(ta.begin(), ta.end(), tb.begin(), tb.end(), m.begin(),
+             [&](const auto& x, const auto& y) { return comp(x.first, y.first); });
+  std::vector<std::size_t> from_a(m.size() + 1, 0);
+  for (std::size_t d = 0; d < m.size(); ++d) from_a[d + 1] = from_a[d] + (m[d].second == 0);
+  return from_a;
 }
 
 }  // namespace ssum_test

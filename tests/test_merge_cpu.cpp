@@ -1,6 +1,7 @@
 // Host merges and the equal-pairs search (ssum/merge.hpp, ssum/merge_path.hpp with ssum::cpu):
 //   merge_path_split   every diagonal of small random inputs against a std::merge of tagged
 //                      elements (which input each output came from);
+//   merge_path_partition  every piece size, 1 to past the end, the same reference;
 //   merge              against std::merge, bit for bit, for empty, tiny, lane-sized, very
 //                      unequal and random lengths; int32/int64/uint32/uint64/float/double;
 //                      ascending (ssum::less) and descending (ssum::greater); -0.0/+0.0 and NaN;
@@ -20,6 +21,7 @@
 #include <iterator>
 #include <limits>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <unordered_map>
@@ -34,6 +36,7 @@ namespace {
 
 constexpr unsigned kThreads[] = {1, 2, 3, 8};
 
+using ssum_test::outputs_from_a;
 using ssum_test::same_bits;
 using ssum_test::sorted_random;
 
@@ -101,6 +104,59 @@ TEST(MergePathSplit, DescendingAndTiesGoToA) {
   // merge: 9a 5a 5a 5b 5b 1a 0b
   const std::size_t want[] = {0, 1, 2, 3, 3, 3, 4, 4};
   for (std::size_t d = 0; d <= 7; ++d) EXPECT_EQ(ssum::merge_path_split(a.data(), 4, b_at, 3, d, ssum::greater{}), want[d]);
+}
+
+// ---- merge_path_partition ------------------------------------------------------------------
+
+TEST(MergePathPartition, MatchesTaggedStdMergeForEveryPieceSize) {
+  std::mt19937_64 rng(11);
+  for (int rep = 0; rep < 40; ++rep) {
+    const std::size_t na = rep % 7 == 0 ? 0 : rng() % 3000, nb = rep % 5 == 0 ? 0 : rng() % 3000;
+    const std::vector<std::int64_t> a = sorted_random<std::int64_t>(na, rng(), rep % 2 ? 40 : 0),
+                                    b = sorted_random<std::int64_t>(nb, rng(), rep % 2 ? 40 : 0);
+    const std::vector<std::size_t> from_a = outputs_from_a(a, b, ssum::less{});
+    const std::size_t total = na + nb;
+    const auto b_at = [&b](std::size_t j) { return b[j]; };
+    for (std::size_t piece : {std::size_t(1), std::size_t(2), std::size_t(7), std::size_t(96), std::size_t(1000),
+                              total + 1, total + 5}) {
+      const std::size_t want_pieces = (total + piece - 1) / piece;
+      for (unsigned th : kThreads) {
+        std::vector<std::size_t> splits(want_pieces + 2, 12345);
+        ASSERT_EQ(ssum::merge_path_partition(ssum::cpu{th}, a.data(), na, b_at, nb, piece, splits.data()), want_pieces);
+        for (std::size_t k = 0; k <= want_pieces; ++k) {
+          ASSERT_EQ(splits[k], from_a[std::min(k * piece, total)])
+              << "rep " << rep << " na=" << na << " nb=" << nb << " piece " << piece << " k " << k;
+        }
+        EXPECT_EQ(splits[want_pieces + 1], 12345u) << "wrote past pieces + 1 entries";
+      }
+    }
+  }
+}
+
+// Many pieces (a team of threads shares them), descending inputs, and the argument checks.
+TEST(MergePathPartition, ManyPiecesDescendingAndBadArguments) {
+  std::vector<std::uint32_t> a = sorted_random<std::uint32_t>(300000, 5, 1000),
+                             b = sorted_random<std::uint32_t>(200001, 6, 1000);
+  std::reverse(a.begin(), a.end());
+  std::reverse(b.begin(), b.end());
+  const std::vector<std::size_t> from_a = outputs_from_a(a, b, ssum::greater{});
+  const auto b_at = [&b](std::size_t j) { return b[j]; };
+  const std::size_t total = a.size() + b.size(), piece = 5, pieces = (total + piece - 1) / piece;
+  for (unsigned th : kThreads) {
+    std::vector<std::size_t> splits(pieces + 1);
+    ASSERT_EQ(ssum::merge_path_partition(ssum::cpu{th}, a.data(), a.size(), b_at, b.size(), piece, splits.data(),
+                                         ssum::greater{}),
+              pieces);
+    for (std::size_t k = 0; k <= pieces; ++k) ASSERT_EQ(splits[k], from_a[std::min(k * piece, total)]) << k;
+  }
+  std::size_t one = 0;
+  EXPECT_THROW(ssum::merge_path_partition(ssum::cpu{}, a.data(), a.size(), b_at, b.size(), 0, &one),
+               std::invalid_argument);
+  EXPECT_THROW(ssum::merge_path_partition(ssum::cpu{}, a.data(), a.size(), b_at, b.size(), 4, nullptr),
+               std::invalid_argument);
+  // Empty inputs: no pieces, one split.
+  EXPECT_EQ(ssum::merge_path_partition(ssum::cpu{}, a.data(), 0, b_at, 0, 3, &one), 0u);
+  EXPECT_EQ(one, 0u);
 }
 
 // ---- merge, typed ------------------------------------------------------------------------

@@ -5,6 +5,8 @@
 //   merge_by_key(policy, a_keys, a_values, na, b_keys, b_values, nb, out_keys, out_values [, comp])
 //   merge_generated(policy, a, na, b_at, nb, out [, comp])   b[j] = b_at(j), computed on the fly
 //   merge_generated_batch(policy, merges, count [, comp])   several independent merge_generated
+//   merge_path_partition(policy, a, na, b, nb, piece, splits [, comp])   where each piece of
+//                                                        `piece` outputs starts in a
 //   find_pair_sum(policy, a, na, b, nb, t)               some (i, j) with a[i] + b[j] == t
 //   count_pair_sums(policy, a, na, b, nb, t)             how many such (i, j)
 //   find_any_pair_sum(policy, a, na, b, nb, ts, k)       some (i, j, m) with a[i] + b[j] == ts[m]
@@ -21,6 +23,15 @@
 // fewer than 2^16 elements run on the calling thread (same lanes). comp, b_at and the value
 // assignments are called from several threads at once and must not throw. b_at may be called
 // more than once for the same j: keep it a cheap pure function.
+//
+// merge_path_partition is the merge's selection step on its own (Akl and Santoro's split of
+// both inputs into pieces that merge independently, as merge path): for other algorithms
+// that cut a merge among their own workers. It returns pieces = ceil((na + nb) / piece) and
+// writes splits[k] = merge_path_split(a, na, b, nb, min(k x piece, na + nb)) for k in
+// [0, pieces] (pieces + 1 entries: a host array on ssum::cpu, a device array on ssum::cuda,
+// written in stream order): piece k of the stable merge is a[splits[k], splits[k + 1]) with
+// b[k x piece - splits[k], ...). piece must be at least 1; on CUDA pieces must stay below
+// 2^31 - 1 (std::invalid_argument otherwise).
 //
 // Equal pairs: a + b = t iff a = t - b, so the search is a walk along the merge of A with the
 // ascending C = (t - B reversed), and each thread takes an equal share of that merge's
@@ -40,6 +51,7 @@
 // per launch of each kernel.
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <type_traits>
 
 #include "ssum/detail/cpu_merge.hpp"
@@ -120,6 +132,31 @@ void merge_generated_batch(const cpu& policy, const generated_merge<T, BAt>* mer
     const generated_merge<T, BAt>& m = merges[k];
     merge_generated(policy, m.a, m.na, m.b_at, m.nb, m.out, comp);
   }
+}
+
+namespace detail {
+/// Pieces of `piece` outputs in a merge of `total`; throws where piece is 0.
+inline std::size_t merge_path_pieces(std::size_t total, std::size_t piece) {
+  if (piece == 0) throw std::invalid_argument("ssum::merge_path_partition: piece must be at least 1");
+  return total / piece + (total % piece != 0);
+}
+}  // namespace detail
+
+/// a: a pointer or random-access iterator; b_at(j) = b[j] (a callable, as merge_path_split).
+template <class AIt, class BAt, class Compare = less>
+std::size_t merge_path_partition(const cpu& policy, AIt a, std::size_t na, BAt b_at, std::size_t nb,
+                                 std::size_t piece, std::size_t* splits, Compare comp = {}) {
+  if (na > SIZE_MAX - nb) throw std::invalid_argument("ssum::merge_path_partition: na + nb overflows");
+  const std::size_t total = na + nb, pieces = detail::merge_path_pieces(total, piece);
+  if (!splits) throw std::invalid_argument("ssum::merge_path_partition: null splits");
+  // Independent searches, a thread's share strided (each costs O(log) reads).
+  detail::cpu_team(detail::cpu_merge_team(resolved_threads(policy), pieces + 1, 1024), [&](unsigned t, unsigned p) {
+    for (std::size_t k = t; k <= pieces; k += p) {
+      const std::size_t d = k < pieces ? k * piece : total;
+      splits[k] = merge_path_split(a, na, b_at, nb, d, comp);
+    }
+  });
+  return pieces;
 }
 
 template <class T>
@@ -207,6 +244,9 @@ void cuda_merge_generated(const cuda& policy, const T* d_a, std::size_t na, BAt 
 template <class T, class BAt, class Compare>
 void cuda_merge_generated_batch(const cuda& policy, const generated_merge<T, BAt>* merges, std::size_t count,
                                 Compare comp);
+template <class T, class Compare>
+std::size_t cuda_merge_path_partition(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb,
+                                      std::size_t piece, std::size_t* d_splits, Compare comp);
 template <class T>
 pair_match cuda_find_pair_sum(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb, T t);
 template <class T>
@@ -248,6 +288,16 @@ void merge_generated_batch(const cuda& policy, const generated_merge<T, BAt>* me
   static_assert(detail::cuda_merge_supported<T, Compare> && std::is_same_v<BAt, plus_constant<T>>,
                 "no CUDA merge_generated_batch for this type/generator/comparator (see merge.hpp)");
   detail::cuda_merge_generated_batch(policy, merges, count, comp);
+}
+
+/// d_a, d_b, d_splits: DEVICE arrays (d_splits: pieces + 1 entries); returns pieces at once,
+/// the splits follow in stream order.
+template <class T, class Compare = less>
+std::size_t merge_path_partition(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb,
+                                 std::size_t piece, std::size_t* d_splits, Compare comp = {}) {
+  static_assert(detail::cuda_merge_supported<T, Compare>,
+                "no CUDA merge_path_partition for this type/comparator (see merge.hpp)");
+  return detail::cuda_merge_path_partition(policy, d_a, na, d_b, nb, piece, d_splits, comp);
 }
 
 /// Waits for the stream (returns a host value).

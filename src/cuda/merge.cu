@@ -5,6 +5,7 @@
 // merge.hpp promises.
 #include <cuda_runtime.h>
 
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -106,6 +107,24 @@ void cuda_merge_generated_batch(const cuda& policy, const generated_merge<T, BAt
   }
 }
 
+template <class T, class Compare>
+std::size_t cuda_merge_path_partition(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb,
+                                      std::size_t piece, std::size_t* d_splits, Compare comp) {
+  using namespace cuda_detail;
+  if (na > SIZE_MAX - nb) throw std::invalid_argument("ssum::merge_path_partition: na + nb overflows");
+  const std::size_t pieces = merge_path_pieces(na + nb, piece);
+  if (pieces > static_cast<std::size_t>(INT_MAX) - 1) {
+    throw std::invalid_argument("ssum::cuda merge_path_partition: too many pieces for one launch");
+  }
+  require((na == 0 || d_a) && (nb == 0 || d_b) && d_splits, "merge_path_partition");
+  device_scope on(policy.device);
+  const int group = partition_group(pieces);
+  merge_partition<<<partition_blocks(pieces, group), partition_threads, 0, policy.stream>>>(
+      d_a, na, load_at<T>{d_b}, nb, piece, pieces, group, d_splits, comp);
+  SSUM_CUDA_CHECK_LAUNCH("merge_partition");
+  return pieces;
+}
+
 namespace {
 
 /// The pair-sum walk with pair_sum_bulk_tuning's tiles on the policy's device and stream.
@@ -181,6 +200,8 @@ std::uint64_t cuda_count_pair_sums(const cuda& policy, const T* d_a, std::size_t
   template void cuda_merge_generated_batch<T, plus_constant<T>, C>(const cuda&,                                  \
                                                                    const generated_merge<T, plus_constant<T>>*,     \
                                                                    std::size_t, C);                                 \
+  template std::size_t cuda_merge_path_partition<T, C>(const cuda&, const T*, std::size_t, const T*, std::size_t,   \
+                                                        std::size_t, std::size_t*, C);                             \
   template void cuda_merge_by_key<T, std::uint32_t, C>(const cuda&, const T*, const std::uint32_t*, std::size_t,    \
                                                        const T*, const std::uint32_t*, std::size_t, T*,             \
                                                        std::uint32_t*, C);                                          \

@@ -784,6 +784,52 @@ TYPED_TEST(CudaMergeBulk, BatchesMatchStdMerge) {
   }
 }
 
+// ssum::merge_path_partition on the device against a tagged std::merge (which input each
+// output came from): empty inputs, one side empty, ties, 10^6 + 7 by 10^3, pieces from one
+// output (more than 4096 pieces: the warps' bracketed searches) to past the end.
+template <class T, class Compare>
+void check_partition(const std::vector<T>& a, const std::vector<T>& b, Compare comp, const std::string& what) {
+  const std::vector<std::size_t> from_a = ssum_test::outputs_from_a(a, b, comp);
+  device_array<T> d_a(a), d_b(b);
+  const std::size_t total = a.size() + b.size();
+  for (std::size_t piece : {std::size_t(1), std::size_t(7), std::size_t(96), std::size_t(9728), total + 1}) {
+    const std::size_t pieces = (total + piece - 1) / piece;
+    device_array<std::size_t> d_splits(pieces + 1);
+    ASSERT_EQ(ssum::merge_path_partition(ssum::cuda{}, d_a.ptr, a.size(), d_b.ptr, b.size(), piece, d_splits.ptr, comp),
+              pieces);
+    const std::vector<std::size_t> got = d_splits.to_host();
+    for (std::size_t k = 0; k <= pieces; ++k) {
+      ASSERT_EQ(got[k], from_a[std::min(k * piece, total)])
+          << what << " na=" << a.size() << " nb=" << b.size() << " piece " << piece << " k " << k;
+    }
+  }
+}
+
+TYPED_TEST(CudaMergeBulk, MergePathPartitionMatchesTaggedStdMerge) {
+  SKIP_WITHOUT_DEVICE();
+  using T = TypeParam;
+  const std::vector<std::pair<std::size_t, std::size_t>> sizes = {
+      {0, 0}, {0, 5}, {5, 0}, {1, 1}, {9727, 1}, {9728, 9729}, {1000007, 1000}, {40000, 39999}};
+  std::uint64_t seed = 7100;
+  for (const auto& [na, nb] : sizes) {
+    const std::vector<T> a = sorted_random<T>(na, seed++, 30), b = sorted_random<T>(nb, seed++, 30);
+    check_partition(a, b, ssum::less{}, "ties");
+    if (na == 40000) check_partition(descending(a), descending(b), ssum::greater{}, "greater");
+  }
+}
+
+// Argument checks come before any CUDA call (no device needed).
+TEST(CudaMergePathPartition, BadArgumentsThrow) {
+  const std::uint32_t* none = nullptr;
+  std::size_t* no_splits = nullptr;
+  EXPECT_THROW(ssum::merge_path_partition(ssum::cuda{}, none, 0, none, 0, 0, no_splits), std::invalid_argument);
+  EXPECT_THROW(ssum::merge_path_partition(ssum::cuda{}, none, 0, none, 0, 1, no_splits), std::invalid_argument);
+  std::size_t host_split = 0;  // a non-null pointer; the null a must be refused first
+  EXPECT_THROW(ssum::merge_path_partition(ssum::cuda{}, none, 5, none, 0, 1, &host_split), std::invalid_argument);
+  EXPECT_THROW(ssum::merge_path_partition(ssum::cuda{}, none, SIZE_MAX, none, 2, 1, &host_split),
+               std::invalid_argument);
+}
+
 // The splitting warp's search (host and device code): the first true of a false-then-true
 // predicate, against std::partition_point, and in about log_Ways of the range's rounds.
 TEST(CudaMergeSplits, ThreadPartitionPointMatchesStdPartitionPoint) {
