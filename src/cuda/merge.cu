@@ -5,7 +5,6 @@
 // merge.hpp promises.
 #include <cuda_runtime.h>
 
-#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -112,16 +111,11 @@ std::size_t cuda_merge_path_partition(const cuda& policy, const T* d_a, std::siz
                                       std::size_t piece, std::size_t* d_splits, Compare comp) {
   using namespace cuda_detail;
   if (na > SIZE_MAX - nb) throw std::invalid_argument("ssum::merge_path_partition: na + nb overflows");
-  const std::size_t pieces = merge_path_pieces(na + nb, piece);
-  if (pieces > static_cast<std::size_t>(INT_MAX) - 1) {
-    throw std::invalid_argument("ssum::cuda merge_path_partition: too many pieces for one launch");
-  }
+  merge_path_pieces(na + nb, piece);  // refuses piece 0
+  const std::size_t pieces = na + nb == 0 ? 0 : merge_tiles_for(na + nb, piece);  // refuses too many
   require((na == 0 || d_a) && (nb == 0 || d_b) && d_splits, "merge_path_partition");
   device_scope on(policy.device);
-  const int group = partition_group(pieces);
-  merge_partition<<<partition_blocks(pieces, group), partition_threads, 0, policy.stream>>>(
-      d_a, na, load_at<T>{d_b}, nb, piece, pieces, group, d_splits, comp);
-  SSUM_CUDA_CHECK_LAUNCH("merge_partition");
+  launch_merge_partition(policy.stream, d_a, na, load_at<T>{d_b}, nb, piece, pieces, d_splits, comp);
   return pieces;
 }
 

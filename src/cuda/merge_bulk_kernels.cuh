@@ -208,15 +208,16 @@ __host__ __device__ std::size_t thread_partition_point(std::size_t lo, std::size
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 /// Split q of the batch (tile q's start in its merge's a; q = tiles_total: the end), by one
-/// thread over its whole diagonal.
-template <int Ways, int Tile, class T, class BAt, class Compare>
+/// thread over its whole diagonal: merge_path_split's binary search, or (Wide) 8-way rounds.
+template <bool Wide, int Tile, class T, class BAt, class Compare>
 __device__ std::size_t merge_tile_split(const merge_batch<T, BAt>& batch, unsigned q, Compare comp) {
   const merge_batch_job<T, BAt> j =
       merge_batch_job_of(batch, q, [](const merge_batch_job<T, BAt>& x) { return x.first_tile; });
-  const std::size_t local = std::size_t(q) - j.first_tile, total = j.na + j.nb;
-  const std::size_t d = local * Tile < total ? local * Tile : total;
+  const std::size_t total = j.na + j.nb, local_d = (std::size_t(q) - j.first_tile) * Tile;
+  const std::size_t d = local_d < total ? local_d : total;
+  if constexpr (!Wide) return merge_path_split(j.a, j.na, j.b, j.nb, d, comp);
   const std::size_t lo = d > j.nb ? d - j.nb : 0, hi = d < j.na ? d : j.na;
-  return thread_partition_point<Ways>(lo, hi, [&](std::size_t mid) { return comp(j.b(d - 1 - mid), j.a[mid]); });
+  return thread_partition_point<8>(lo, hi, [&](std::size_t mid) { return comp(j.b(d - 1 - mid), j.a[mid]); });
 }
 #endif
 
@@ -249,7 +250,7 @@ __global__ void __launch_bounds__(Threads + merge_bulk_helper_threads, MinBlocks
   static_assert(tile * sizeof(T) % 16 == 0, "every full tile's output starts 16-byte aligned");
   extern __shared__ __align__(128) unsigned char bulk_smem[];
   T* const stages = reinterpret_cast<T*>(bulk_smem);
-  __shared__ unsigned long long full[Stages], written[Stages];
+  __shared__ unsigned long long full[Stages], free_[Stages];
   __shared__ unsigned long long queue_released;  // the moving lane takes no more tiles
   __shared__ bulk_tile head[Stages];
 
@@ -258,7 +259,7 @@ __global__ void __launch_bounds__(Threads + merge_bulk_helper_threads, MinBlocks
   };
 
   if (threadIdx.x == 0) bulk_barrier_init(&queue_released, 1);
-  init_stage_barriers<Stages>(full, written, Threads);  // its block barrier covers queue_released too
+  init_stage_barriers<Stages>(full, free_, Threads);  // its block barrier covers queue_released too
 
   if (threadIdx.x >= Threads + 32) {
     // The splitting warp.
@@ -271,7 +272,8 @@ __global__ void __launch_bounds__(Threads + merge_bulk_helper_threads, MinBlocks
       if (std::size_t(ticket) * 32u > tiles_total) break;
       const unsigned q = ticket * 32u + lane;
       if (q <= tiles_total) {
-        const std::size_t v = first ? merge_tile_split<8, tile>(batch, q, comp) : merge_tile_split<2, tile>(batch, q, comp);
+        const std::size_t v =
+            first ? merge_tile_split<true, tile>(batch, q, comp) : merge_tile_split<false, tile>(batch, q, comp);
         *static_cast<volatile std::size_t*>(&queue.splits[q]) = v + 1;
       }
     }
@@ -307,7 +309,7 @@ __global__ void __launch_bounds__(Threads + merge_bulk_helper_threads, MinBlocks
       const std::size_t s0 = split(g), s1 = split(g + 1);
       const int s = int(it % Stages);
       // The stage is free once every merging thread has stored its last tile's outputs.
-      if (it >= unsigned(Stages)) bulk_barrier_wait(&written[s], (it / Stages - 1) & 1u);
+      if (it >= unsigned(Stages)) bulk_barrier_wait(&free_[s], (it / Stages - 1) & 1u);
       const merge_batch_job<T, BAt> j = job_of(g);
       const std::size_t local = g - j.first_tile;
       // A split past the merge's end (the next merge's first) is clamped to na here.
@@ -334,7 +336,7 @@ __global__ void __launch_bounds__(Threads + merge_bulk_helper_threads, MinBlocks
     // No more tiles: the merging threads stop at a stage marked so (its barrier completes
     // without bytes).
     const int s = int(it % Stages);
-    if (it >= unsigned(Stages)) bulk_barrier_wait(&written[s], (it / Stages - 1) & 1u);
+    if (it >= unsigned(Stages)) bulk_barrier_wait(&free_[s], (it / Stages - 1) & 1u);
     bulk_tile h{};
     h.stop = 1;
     head[s] = h;
@@ -400,7 +402,7 @@ __global__ void __launch_bounds__(Threads + merge_bulk_helper_threads, MinBlocks
     }
     for (int x = vecs * v + int(threadIdx.x); x < h.count; x += Threads) out[x] = st[x];
     bulk_proxy_fence();  // the stage's next copy writes where this thread wrote and read
-    bulk_barrier_arrive(&written[s], 1);
+    bulk_barrier_arrive(&free_[s], 1);
   }
 #endif
 }

@@ -26,7 +26,6 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <optional>
 #include <stdexcept>
 #include <type_traits>
 
@@ -608,27 +607,14 @@ inline std::size_t merge_tiles_for(std::size_t total, std::size_t tile) {
   return tiles;
 }
 
-/// One merge's tile boundaries, found on the device (partition_merge); the scratch holding
-/// them is released in stream order once the plan goes out of scope.
-struct merge_plan {
-  std::size_t tiles = 0;  // 0: nothing to merge
-  int group = 1;
-  std::optional<device_buffer> scratch;
-  std::size_t* splits = nullptr;
-};
-
-/// merge_partition for a merge of na + nb outputs in tiles of `tile`, on `stream`, into plan.
+/// merge_partition into splits[0, tiles] for a merge of na + nb outputs in tiles of `tile`
+/// (tiles = merge_tiles_for(na + nb, tile) >= 1), on `stream`.
 template <class T, class BAt, class Compare>
-void partition_merge(cudaStream_t stream, const T* a, std::size_t na, BAt b, std::size_t nb, std::size_t tile,
-                     Compare comp, merge_plan& plan) {
-  if (na > SIZE_MAX - nb) throw std::invalid_argument("ssum::cuda merge: na + nb overflows");
-  if (na + nb == 0) return;
-  plan.tiles = merge_tiles_for(na + nb, tile);
-  plan.scratch.emplace(merge_scratch_bytes(plan.tiles), stream);
-  plan.splits = plan.scratch->as<std::size_t>();
-  plan.group = partition_group(plan.tiles);
-  merge_partition<<<partition_blocks(plan.tiles, plan.group), partition_threads, 0, stream>>>(
-      a, na, b, nb, tile, plan.tiles, plan.group, plan.splits, comp);
+void launch_merge_partition(cudaStream_t stream, const T* a, std::size_t na, BAt b, std::size_t nb, std::size_t tile,
+                            std::size_t tiles, std::size_t* splits, Compare comp) {
+  const int group = partition_group(tiles);
+  merge_partition<<<partition_blocks(tiles, group), partition_threads, 0, stream>>>(a, na, b, nb, tile, tiles, group,
+                                                                                    splits, comp);
   SSUM_CUDA_CHECK_LAUNCH("merge_partition");
 }
 
@@ -637,11 +623,15 @@ void partition_merge(cudaStream_t stream, const T* a, std::size_t na, BAt b, std
 template <int Threads, int Items, int MinBlocks = 1, bool VectorIo = false, class T, class V, class BAt, class Compare>
 void launch_merge(cudaStream_t stream, const T* a, const V* av, std::size_t na, BAt b, const V* bv, std::size_t nb,
                   T* out, V* out_v, Compare comp) {
-  merge_plan plan;
-  partition_merge(stream, a, na, b, nb, std::size_t(Threads) * Items, comp, plan);
-  if (plan.tiles == 0) return;
-  merge_tiles<Threads, Items, MinBlocks, VectorIo><<<static_cast<unsigned>(plan.tiles), Threads, 0, stream>>>(
-      a, av, na, b, bv, nb, plan.splits, out, out_v, comp);
+  if (na > SIZE_MAX - nb) throw std::invalid_argument("ssum::cuda merge: na + nb overflows");
+  if (na + nb == 0) return;
+  constexpr std::size_t tile = std::size_t(Threads) * Items;
+  const std::size_t tiles = merge_tiles_for(na + nb, tile);
+  device_buffer scratch(merge_scratch_bytes(tiles), stream);
+  std::size_t* const splits = scratch.as<std::size_t>();
+  launch_merge_partition(stream, a, na, b, nb, tile, tiles, splits, comp);
+  merge_tiles<Threads, Items, MinBlocks, VectorIo><<<static_cast<unsigned>(tiles), Threads, 0, stream>>>(
+      a, av, na, b, bv, nb, splits, out, out_v, comp);
   SSUM_CUDA_CHECK_LAUNCH("merge_tiles");
 }
 
