@@ -15,57 +15,13 @@
 #include <string>
 #include <thread>
 
+#include "cli_runner.hpp"
 #include "ssum/cuda_device.hpp"
 #include "ssum/ssum.hpp"
 
-extern char** environ;
-
 namespace {
 
-namespace fs = std::filesystem;
-
-struct run_result {
-  int code = -1;
-  std::string out, err;
-};
-
-fs::path scratch_dir() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("ssum_cli_tests_" + std::to_string(getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
-  return dir;
-}
-
-std::string read_all(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-fs::path write_file(const std::string& name, const std::string& text) {
-  const fs::path path = scratch_dir() / name;
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
-}
-
-// `args` is passed through the shell; `input` becomes standard input.
-run_result run(const std::string& args, const std::string& input = "") {
-  const fs::path in = write_file("stdin.txt", input), out = scratch_dir() / "stdout.txt",
-                 err = scratch_dir() / "stderr.txt";
-  const std::string cmd = std::string(SSUM_BINARY) + " " + args + " <" + in.string() + " >" + out.string() +
-                          " 2>" + err.string();
-  const int status = std::system(cmd.c_str());
-  run_result r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = read_all(out);
-  r.err = read_all(err);
-  return r;
-}
-
-std::size_t count_lines(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
+using namespace ssum_cli_test;
 
 const std::string example = std::string(SSUM_SOURCE_DIR) + "/examples/planted-24.txt";
 
@@ -296,24 +252,13 @@ TEST(Cli, ProgressGoesToStderrOnRequest) {
 TEST(Cli, InterruptExits130) {
   const auto instance = run("gen random -n 52 --seed 4");
   const fs::path in = write_file("big.txt", instance.out);
-  const std::string out = (scratch_dir() / "int_out.txt").string(), err = (scratch_dir() / "int_err.txt").string();
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  std::string binary = SSUM_BINARY, solve = "solve", file = in.string();
-  char* argv[] = {binary.data(), solve.data(), file.data(), nullptr};
-  pid_t pid = 0;
-  ASSERT_EQ(posix_spawn(&pid, SSUM_BINARY, &actions, nullptr, argv, environ), 0);
-  posix_spawn_file_actions_destroy(&actions);
+  const spawned s = spawn({"solve", in.string()}, "interrupt");
+  ASSERT_NE(s.pid, 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(400));
-  kill(pid, SIGINT);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 130) << read_all(err);
-  EXPECT_EQ(read_all(err), "ssum: interrupted\n");
-  EXPECT_TRUE(read_all(out).empty());
+  kill(s.pid, SIGINT);
+  EXPECT_EQ(s.wait(), 130) << read_all(s.err);
+  EXPECT_EQ(read_all(s.err), "ssum: interrupted\n");
+  EXPECT_TRUE(read_all(s.out).empty());
 }
 
 TEST(Cli, InfoNamesTheBuild) {
@@ -321,6 +266,23 @@ TEST(Cli, InfoNamesTheBuild) {
   EXPECT_EQ(r.code, 0);
   EXPECT_NE(r.out.find("CUDA backend"), std::string::npos);
   EXPECT_NE(r.out.find("host threads"), std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+// One version everywhere: the CMake project version, through ssum/version.hpp.
+TEST(Cli, VersionIsTheProjectVersion) {
+  auto r = run("--version");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, std::string("ssum ") + ssum::version + "\n");
+  EXPECT_EQ(std::string(ssum::version),
+            std::to_string(SSUM_VERSION_MAJOR) + "." + std::to_string(SSUM_VERSION_MINOR) + "." +
+                std::to_string(SSUM_VERSION_PATCH));
+  r = run("solve --json " + example);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out).at("version"), ssum::version);
 }
 
 }  // namespace

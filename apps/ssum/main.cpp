@@ -113,6 +113,7 @@ int run_solve(const solve_args& args) {
   const std::string target_text = p.target ? ssum::to_string(*p.target) : "0";
   if (args.json) {
     nlohmann::json out;
+    out["version"] = ssum::version;
     out["feasible"] = s.feasible;
     if (s.feasible) out["subset"] = s.subset;
     out["target"] = target_json(p.target);
@@ -162,7 +163,7 @@ int run_gen(const std::string& cls, std::size_t n, std::optional<int> bits, std:
 }
 
 int run_info() {
-  std::cout << "ssum " << SSUM_VERSION << '\n';
+  std::cout << "ssum " << ssum::version << '\n';
   std::cout << "host threads: " << ssum::resolved_threads(ssum::cpu{}) << '\n';
   std::cout << "host memory available: " << ssum::available_host_memory() / (1024 * 1024) << " MiB\n";
   if (!ssum::cuda_compiled()) {
@@ -183,7 +184,7 @@ int run_info() {
 
 int main(int argc, char** argv) {
   CLI::App app{"ssum: exact subset sum on CPUs and GPUs"};
-  app.set_version_flag("--version", std::string("ssum ") + SSUM_VERSION);
+  app.set_version_flag("--version", std::string("ssum ") + ssum::version);
   app.require_subcommand(1);
 
   solve_args sa;

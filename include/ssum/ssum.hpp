@@ -12,3 +12,4 @@
 #include "ssum/scan.hpp"
 #include "ssum/solve.hpp"
 #include "ssum/sort.hpp"
+#include "ssum/version.hpp"
