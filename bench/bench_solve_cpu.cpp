@@ -11,7 +11,7 @@
 
 namespace {
 
-// design.md's benchmark class: weights uniform below 2^62/n, target just above half the sum.
+// The benchmark class (docs/instances.md, `random`): weights uniform below 2^62/n, target just above half the sum.
 const ssum::problem& instance(std::size_t n) {
   static std::map<std::size_t, ssum::problem> cache;
   auto it = cache.find(n);

@@ -1,4 +1,4 @@
-// The solvers side by side in one run, on design.md's instances (weights below 2^62/n):
+// The solvers side by side in one run, on the benchmark instances of docs/instances.md (weights below 2^62/n):
 //   ssum_cuda     ssum::solve(cuda{}, ...): lists merged and searched on the device;
 //   ssum_cuda_four_list   the same call with algorithm::four_list: batches of residue classes
 //                 expanded, radix-sorted and matched on the device (O(2^(n/4)) lists);

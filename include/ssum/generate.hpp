@@ -1,5 +1,5 @@
 #pragma once
-// Standard instance classes (design.md section 3), deterministic for a given seed on every
+// Standard instance classes (docs/instances.md), deterministic for a given seed on every
 // platform: the generator uses its own uniform sampling on top of std::mt19937_64.
 #include <cstdint>
 #include <optional>

@@ -1,4 +1,4 @@
-// Standard instance classes (design.md section 3).
+// Standard instance classes (docs/instances.md).
 //
 // Determinism: std::mt19937_64's output sequence is fixed by the standard, but the
 // std:: distributions are not, so all sampling (uniform integers, shuffles) is done here.

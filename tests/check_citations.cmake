@@ -1,0 +1,27 @@
+# cmake -DROOT=<source dir> -P check_citations.cmake
+# Every docs/NAME.md that the code, the scripts and the docs cite is in the repository, and
+# nothing cites notes that are not part of it.
+file(GLOB_RECURSE files "${ROOT}/src/*" "${ROOT}/include/*" "${ROOT}/apps/*" "${ROOT}/bench/*" "${ROOT}/tests/*"
+     "${ROOT}/docs/*.md" "${ROOT}/scripts/*" "${ROOT}/README.md" "${ROOT}/CMakeLists.txt")
+list(FILTER files EXCLUDE REGEX "/check_citations\\.cmake$")
+set(missing "")
+foreach(f IN LISTS files)
+  file(STRINGS "${f}" lines REGEX "[A-Za-z_-]+\\.md")
+  foreach(line IN LISTS lines)
+    string(REGEX MATCHALL "[A-Za-z_/.-]*[A-Za-z_-]+\\.md" cited "${line}")
+    foreach(c IN LISTS cited)
+      get_filename_component(name "${c}" NAME)
+      if(name MATCHES "^(design|DESIGN)\\.md$")
+        list(APPEND missing "${f}: cites ${c}, which is not part of the repository")
+      elseif(NOT EXISTS "${ROOT}/docs/${name}" AND NOT EXISTS "${ROOT}/${name}")
+        list(APPEND missing "${f}: cites ${c}, which does not exist")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+if(missing)
+  list(JOIN missing "\n" text)
+  message(FATAL_ERROR "${text}")
+endif()
+list(LENGTH files count)
+message(STATUS "citations: every cited .md exists (${count} files read)")
