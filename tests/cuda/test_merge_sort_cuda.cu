@@ -258,34 +258,43 @@ TEST(CudaMergeSortErrors, NullPointersAreRefused) {
 }
 
 // More than 2^31 keys: 64-bit indexes everywhere. Needs about 17 GB of device memory (keys and
-// the scratch copy); checked by order and a position-independent checksum, not std::sort.
+// the scratch copy). The input is a known multiset, so the output is checked as a whole
+// permutation in O(n) without a host sort: key i is (i mod m) * c mod 2^32 for an odd c, a
+// bijection of 32-bit values, so value v stands for class j = v * c^-1 mod 2^32, which must be
+// below m, and appears exactly as often as i mod m takes the value j among i < n.
 TEST(CudaMergeSortHuge, LargeRandomBeyond2To31Keys) {
   SKIP_WITHOUT_DEVICE();
-  const std::size_t n = (std::size_t(1) << 31) + 4099;
+  const std::size_t n = (std::size_t(1) << 31) + 4099, m = (std::size_t(1) << 30) + 12345;
   std::size_t free_bytes = 0, total_bytes = 0;
   ASSERT_EQ(cudaMemGetInfo(&free_bytes, &total_bytes), cudaSuccess);
   if (free_bytes < 2 * n * sizeof(std::uint32_t) + (std::size_t(1) << 30)) GTEST_SKIP() << "not enough device memory";
+  constexpr std::uint32_t c = 2654435761u;
+  std::uint32_t c_inverse = c;  // Newton's iteration for the inverse modulo 2^32 of an odd number
+  for (int k = 0; k < 5; ++k) c_inverse *= 2u - c * c_inverse;
+  ASSERT_EQ(c * c_inverse, 1u);
   std::vector<std::uint32_t> input(n);
-  std::uint64_t x = 88172645463325252ull, sum = 0, xr = 0;
-  for (auto& k : input) {
-    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-    k = static_cast<std::uint32_t>(x >> 32);
-    sum += k;
-    xr ^= k;
-  }
+  for (std::size_t i = 0; i < n; ++i) input[i] = static_cast<std::uint32_t>(i % m) * c;
   device_array<std::uint32_t> keys(input);
   ssum::odd_even_merge_sort(ssum::cuda{}, keys.ptr, n);
   ASSERT_EQ(cudaMemcpy(input.data(), keys.ptr, n * 4, cudaMemcpyDeviceToHost), cudaSuccess);
-  std::uint64_t sum2 = 0, xr2 = 0;
-  std::size_t unsorted = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    sum2 += input[i];
-    xr2 ^= input[i];
+  std::size_t unsorted = 0, foreign = 0, wrong_multiplicity = 0, runs = 0;
+  for (std::size_t i = 0; i < n;) {
     if (i > 0 && input[i] < input[i - 1]) ++unsorted;
+    std::size_t end = i + 1;
+    while (end < n && input[end] == input[i]) ++end;
+    const std::size_t j = static_cast<std::uint32_t>(input[i] * c_inverse);
+    if (j >= m) {
+      ++foreign;
+    } else if (end - i != n / m + (j < n % m ? 1 : 0)) {
+      ++wrong_multiplicity;
+    }
+    ++runs;
+    i = end;
   }
   EXPECT_EQ(unsorted, 0u);
-  EXPECT_EQ(sum2, sum);
-  EXPECT_EQ(xr2, xr);
+  EXPECT_EQ(foreign, 0u);
+  EXPECT_EQ(wrong_multiplicity, 0u);
+  EXPECT_EQ(runs, m);  // with the checks above: every class, each as often as it occurs
 }
 
 }  // namespace

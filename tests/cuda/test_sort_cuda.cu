@@ -20,7 +20,28 @@ namespace {
 using ssum_test::device_array;
 #define SKIP_WITHOUT_DEVICE() SSUM_SKIP_WITHOUT_DEVICE("CUDA sort")
 
-enum class pattern { random, sorted, reversed, equal, few_values };
+enum class pattern { random, sorted, reversed, equal, few_values, extremes };
+
+// Integers over their whole range (negatives and the top bits included); floats of both signs.
+template <class K>
+K random_key(std::mt19937_64& rng) {
+  if constexpr (std::is_floating_point_v<K>) return static_cast<K>(double(rng() % 2000001) - 1e6);
+  else return static_cast<K>(rng());
+}
+
+// The type's limits and their neighbours: where a comparison or a sentinel can go wrong.
+template <class K>
+K extreme_key(std::mt19937_64& rng) {
+  using L = std::numeric_limits<K>;
+  if constexpr (std::is_floating_point_v<K>) {
+    const K pick[] = {L::infinity(), -L::infinity(), L::max(), L::lowest(), K(1), K(-1), L::min(), -L::min()};
+    return pick[rng() % 8];
+  } else {
+    const K pick[] = {L::max(), L::lowest(), K(0), K(1), static_cast<K>(-1), static_cast<K>(L::max() - 1),
+                      static_cast<K>(L::lowest() + 1)};
+    return pick[rng() % 7];
+  }
+}
 
 template <class K>
 std::vector<K> make_keys(std::size_t n, pattern p, std::uint64_t seed) {
@@ -28,7 +49,8 @@ std::vector<K> make_keys(std::size_t n, pattern p, std::uint64_t seed) {
   std::vector<K> k(n);
   for (std::size_t i = 0; i < n; ++i) {
     switch (p) {
-      case pattern::random: k[i] = static_cast<K>(std::is_floating_point_v<K> ? double(rng() % 2000001) - 1e6 : double(rng() >> 40)); break;
+      case pattern::random: k[i] = random_key<K>(rng); break;
+      case pattern::extremes: k[i] = extreme_key<K>(rng); break;
       case pattern::sorted: k[i] = static_cast<K>(i); break;
       case pattern::reversed: k[i] = static_cast<K>(n - i); break;
       case pattern::equal: k[i] = K(7); break;
@@ -69,7 +91,8 @@ TYPED_TEST_SUITE(CudaSort, key_types);
 TYPED_TEST(CudaSort, MatchesStableSortAtEdgeSizesAndPatterns) {
   SKIP_WITHOUT_DEVICE();
   for (std::size_t n : {0, 1, 2, 3, 31, 255, 256, 257, 1023, 1024, 1025, 2047, 2048, 2049, 6143, 100003}) {
-    for (pattern p : {pattern::random, pattern::sorted, pattern::reversed, pattern::equal, pattern::few_values}) {
+    for (pattern p : {pattern::random, pattern::sorted, pattern::reversed, pattern::equal, pattern::few_values,
+                      pattern::extremes}) {
       const auto input = make_keys<TypeParam>(n, p, n * 5 + int(p));
       expect_stable_sorted(input, ssum::less{}, "ascending");
       expect_stable_sorted(input, ssum::greater{}, "descending");
