@@ -1,0 +1,21 @@
+# cmake -DDIR=<prefix>/lib/cmake/ssum -DSHARED=ON|OFF -P check_interface.cmake
+# A shared libssum keeps the CUDA runtime and nlohmann-json inside: the installed package's
+# files must not ask a consumer for either.
+file(GLOB files "${DIR}/*.cmake")
+if(NOT files)
+  message(FATAL_ERROR "no package files in ${DIR}")
+endif()
+if(NOT SHARED)
+  message(STATUS "static libssum: its consumers link its private dependencies too; nothing to check")
+  return()
+endif()
+foreach(f IN LISTS files)
+  file(READ "${f}" text)
+  foreach(word CUDA cudart nlohmann)
+    string(FIND "${text}" "${word}" at)
+    if(NOT at EQUAL -1)
+      message(FATAL_ERROR "${f} names '${word}': a consumer would need it")
+    endif()
+  endforeach()
+endforeach()
+message(STATUS "package interface: no CUDA, no nlohmann-json in ${files}")
