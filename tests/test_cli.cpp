@@ -261,6 +261,177 @@ TEST(Cli, InterruptExits130) {
   EXPECT_TRUE(read_all(s.out).empty());
 }
 
+// A planted instance large enough for the solver to start its OpenMP team.
+std::string planted_40() {
+  static const std::string path = write_file("planted40.txt", run("gen planted -n 40 --seed 9").out).string();
+  return path;
+}
+
+std::size_t count_ssum_lines(const std::string& err) {
+  std::size_t lines = 0;
+  for (std::size_t at = 0; (at = err.find("ssum: ", at)) != std::string::npos; ++at) {
+    if (at == 0 || err[at - 1] == '\n') ++lines;
+  }
+  return lines;
+}
+
+// OMP_NUM_THREADS is held to --threads' range before any OpenMP call: libgomp crashed at
+// 65536 and exited 1 ("proven infeasible") at 40000. libgomp itself warns at start-up about
+// a value it cannot parse, so only ssum's own lines are counted for those.
+TEST(Cli, OmpNumThreadsIsValidated) {
+  for (const char* value : {"65536", "40000", "4097", "0", "4,0", "4,,2", "2,", "abc", "-1", ""}) {
+    const auto r = run("solve " + planted_40(), "", std::string("OMP_NUM_THREADS='") + value + "' ");
+    EXPECT_EQ(r.code, 2) << value << ": " << r.err;
+    EXPECT_EQ(count_ssum_lines(r.err), 1u) << value << ": " << r.err;
+    EXPECT_NE(r.err.find("ssum: OMP_NUM_THREADS: '" + std::string(value) + "'"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << value;
+  }
+  for (const char* value : {"65536", "40000"}) {  // values libgomp parses: one line in all
+    EXPECT_EQ(count_lines(run("solve " + planted_40(), "", std::string("OMP_NUM_THREADS=") + value + " ").err), 1u);
+  }
+  for (const char* value : {"2", "4,2", " 3 "}) {
+    const auto r = run("solve --json " + planted_40(), "", std::string("OMP_NUM_THREADS='") + value + "' ");
+    EXPECT_EQ(r.code, 0) << value << ": " << r.err;
+  }
+  EXPECT_EQ(run("solve " + example, "", "OMP_NUM_THREADS=4096 ").code, 0);  // too small for a team
+  EXPECT_EQ(nlohmann::json::parse(run("solve --json " + planted_40(), "", "OMP_NUM_THREADS=3,2 ").out).at("threads"), 3);
+  EXPECT_EQ(run("info", "", "OMP_NUM_THREADS=65536 ").code, 2);
+  EXPECT_EQ(run("gen random -n 3", "", "OMP_NUM_THREADS=65536 ").code, 0);  // gen makes no OpenMP call
+}
+
+// libgomp calls exit(1) when it cannot create its threads; that is no verdict but exit 4.
+// An address-space limit makes 4096 thread stacks fail (sanitizers reserve too much for it).
+TEST(Cli, ThreadCreationFailureIsAnInternalError) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "ulimit -v and a sanitizer's shadow memory do not mix";
+#else
+  const auto r = run("solve " + planted_40(), "", "ulimit -v 1000000; OMP_NUM_THREADS=4096 ");
+  EXPECT_EQ(r.code, 4) << r.err;
+  EXPECT_NE(r.err.find("\nssum: internal error: a library ended the process during the solve"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(count_ssum_lines(r.err), 1u) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+#endif
+}
+
+// A full disk is not a delivered answer: exit 4 and one line naming the error.
+TEST(Cli, WriteErrorsExitFour) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  const std::string enospc = "ssum: cannot write the answer to standard output: No space left on device\n";
+  for (const std::string& args : {"solve --json " + example, "solve " + example, std::string("gen random -n 100"),
+                                  std::string("info")}) {
+    const auto r = run_shell("\"$SSUM\" " + args + " >/dev/full");
+    EXPECT_EQ(r.code, 4) << args << ": " << r.err;
+    EXPECT_EQ(r.err, enospc) << args;
+  }
+  const auto r = run_shell("\"$SSUM\" --help >/dev/full");
+  EXPECT_EQ(r.code, 4) << r.err;
+  EXPECT_EQ(r.err, "ssum: cannot write to standard output: No space left on device\n");
+}
+
+// A closed pipe ends ssum by SIGPIPE, quietly, even when the parent ignores SIGPIPE (which
+// made writes fail with EPIPE, unnoticed, and exit 0).
+TEST(Cli, ClosedPipeEndsQuietly) {
+  for (const char* trap : {"", "trap '' PIPE; "}) {
+    const auto r = run_shell(std::string(trap) +
+                             "( \"$SSUM\" gen random -n 100000; echo \"status $?\" >&2 ) | head -c1 >/dev/null");
+    EXPECT_EQ(r.err, "status 141\n") << trap;
+  }
+}
+
+// NUL bytes stop the reading at once; an endless text stops at ssum::max_input_bytes. The
+// address-space limit keeps a regression from taking the machine's memory.
+TEST(Cli, UnboundedInputIsRefused) {
+  for (const std::string& script : {std::string("\"$SSUM\" solve /dev/zero"), std::string("\"$SSUM\" solve </dev/zero"),
+                                    std::string("printf '1 2\\n3\\000' | \"$SSUM\" solve")}) {
+    const auto r = run_shell(script);
+    EXPECT_EQ(r.code, 2) << script << ": " << r.err;
+    EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find("NUL byte"), std::string::npos) << r.err;
+  }
+  EXPECT_NE(run_shell("\"$SSUM\" solve </dev/zero").err.find("<stdin>: line 1: "), std::string::npos);
+  EXPECT_NE(run_shell("printf '1 2\\n3\\000' | \"$SSUM\" solve").err.find("line 2: "), std::string::npos);
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  const std::string limit;
+#else
+  const std::string limit = "ulimit -v 4000000; ";
+#endif
+  const auto r = run_shell(limit + "yes 1 | \"$SSUM\" solve");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(r.err, "ssum: <stdin>: more than 1 GiB of input (ssum::max_input_bytes)\n");
+}
+
+// Echoed values keep the message on one line: bytes outside printable ASCII are \xNN.
+TEST(Cli, EchoedValuesAreEscaped) {
+  struct echo {
+    std::string script, shown;
+  };
+  const echo cases[] = {
+      {"\"$SSUM\" solve --target \"$(printf '1\\n2')\" " + example, "'1\\x0a2'"},
+      {"\"$SSUM\" solve --memory \"$(printf '8\\tG\\033[0m')\" " + example, "'8\\x09G\\x1b[0m'"},
+      {"\"$SSUM\" solve \"$(printf '/no/such\\nfile')\"", "'/no/such\\x0afile'"},
+      {"printf '1 2\\0013\\n' | \"$SSUM\" solve", "'2\\x013'"},
+      {"\"$SSUM\" solve --backend \"$(printf 'g\\npu')\" " + example, "g\\x0apu"},
+  };
+  for (const echo& e : cases) {
+    const auto r = run_shell(e.script);
+    EXPECT_EQ(r.code, 2) << e.script << ": " << r.err;
+    EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find(e.shown), std::string::npos) << r.err;
+  }
+}
+
+// Values that were accepted silently: an empty --target (ignored: zero-sum followed), any
+// "--option=" (CLI11 took the next argument as the value), a seed that wrapped.
+TEST(Cli, EmptyAndWrappingValuesExitTwo) {
+  struct bad {
+    std::string args, named;
+  };
+  const bad cases[] = {
+      {"solve --target '' -", "--target"},      {"solve --target= --json -", "--target"},
+      {"solve --threads= -", "--threads"},      {"solve --memory= -", "--memory"},
+      {"solve --memory '' -", "--memory"},      {"solve --backend= -", "--backend"},
+      {"gen random -n 3 --seed -1", "--seed"}, {"gen random -n 3 --seed 99999999999999999999999", "--seed"},
+      {"gen random -n 3 --seed 18446744073709551616", "--seed"}, {"gen random -n 3 --seed ''", "--seed"},
+      {"gen random -n 3 --seed +5", "--seed"},  {"gen random -n 3 --seed 0x10", "--seed"},
+  };
+  for (const bad& b : cases) {
+    const auto r = run(b.args, "1 2\n");
+    EXPECT_EQ(r.code, 2) << b.args << ": " << r.err;
+    EXPECT_EQ(count_lines(r.err), 1u) << b.args << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("ssum: " + b.named, 0), 0u) << b.args << ": " << r.err;
+    EXPECT_TRUE(r.out.empty()) << b.args;
+  }
+  const auto top = run("gen random -n 3 --seed 18446744073709551615");
+  EXPECT_EQ(top.code, 0) << top.err;
+  EXPECT_EQ(top.out.rfind("# ssum gen random -n 3 --seed 18446744073709551615\n", 0), 0u) << top.out;
+  EXPECT_NE(run("gen random -n 3 --seed 0").out, run("gen random -n 3 --seed 1").out);
+}
+
+// Empty input with --target is the empty instance: target 0 is met by the empty subset,
+// another target is infeasible. Without a target it stays an error.
+TEST(Cli, EmptyInputWithATargetIsTheEmptyInstance) {
+  auto r = run("solve --json --target 0", "");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("subset"), nlohmann::json::array());
+  EXPECT_EQ(j.at("n"), 0);
+  EXPECT_EQ(j.at("target"), 0);
+  EXPECT_EQ(run("solve --target 5", "# nothing\n").code, 1);
+  r = run("solve", "");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "ssum: <stdin>: empty input: no weights and no target\n");
+}
+
+// A closed standard input is a read error, not an empty input.
+TEST(Cli, ClosedStandardInputIsAReadError) {
+  for (const char* args : {"solve <&-", "solve - <&-", "solve --target 0 <&-"}) {
+    const auto r = run_shell(std::string("\"$SSUM\" ") + args);
+    EXPECT_EQ(r.code, 2) << args;
+    EXPECT_EQ(r.err, "ssum: cannot read standard input: Bad file descriptor\n") << args;
+  }
+}
+
 TEST(Cli, InfoNamesTheBuild) {
   const auto r = run("info");
   EXPECT_EQ(r.code, 0);

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "ssum/errors.hpp"
@@ -167,11 +168,13 @@ TEST(ParseTextErrors, DecimalFractions) {
 
 TEST(ParseTextErrors, NotAnInteger) {
   for (const char* token : {"abc", "0x10", "1e5", "--3", "+-3", "-", "+", "1-2", "12abc", "1.2.3",
-                            "null", "\xE2\x88\x92" "5" /* U+2212 minus */}) {
+                            "null"}) {
     EXPECT_TRUE(fails_with(std::string("# c\n\n7 ") + token + "\n", 3,
                            std::string("'") + token + "' is not an integer"))
         << token;
   }
+  // U+2212 MINUS SIGN: shown byte by byte, which also tells it from '-'.
+  EXPECT_TRUE(fails_with("# c\n\n7 \xE2\x88\x92" "5\n", 3, "'\\xe2\\x88\\x925' is not an integer"));
 }
 
 TEST(ParseTextErrors, WeightOutOf128BitRange) {
@@ -302,6 +305,36 @@ TEST(ParseTextErrors, EmptyInput) {
   } catch (const ssum::input_error& e) {
     EXPECT_STREQ(e.what(), "empty input: no weights and no target");  // no "line 0:" prefix
   }
+}
+
+// A NUL byte is binary input: refused at once, naming its line, in either format.
+TEST(ParseTextErrors, NulByteNamesItsLine) {
+  EXPECT_TRUE(fails_with(std::string_view("1 2\n3\0 4\n", 9), 2, "NUL byte"));
+  EXPECT_TRUE(fails_with(std::string_view("\0", 1), 1, "NUL byte"));
+  EXPECT_TRUE(fails_with(std::string_view("{\"weights\": [1,\n\n\0]}", 20), 3, "NUL byte"));
+}
+
+// Bytes outside printable ASCII in an echoed token are \xNN: the message stays one line.
+TEST(ParseTextErrors, ControlBytesAreEscapedInMessages) {
+  EXPECT_TRUE(fails_with("1 2\x7fx\x1b[31m", 1, "weight '2\\x7fx\\x1b[31m' is not an integer"));
+  EXPECT_TRUE(fails_with("target: 5\r\x01\n1", 1, "target line with extra content '\\x01'"));
+  EXPECT_TRUE(fails_with("{\"weights\": [1], \"b\\n\\u0001\xc3\xa9\": 2}", 1, "unknown key 'b\\x0a\\x01\\xc3\\xa9'"));
+  try {
+    ssum::parse_problem("1 \n\n" + std::string(100, '\n') + "\x02\n");
+    FAIL() << "no error";
+  } catch (const ssum::input_error& e) {
+    EXPECT_EQ(std::string(e.what()), "line 103: weight '\\x02' is not an integer");
+  }
+}
+
+// ssum::max_items weights are taken; one more is refused on its own line.
+TEST(ParseTextErrors, MoreThanMaxItemsWeights) {
+  std::string text;
+  text.reserve(2 * ssum::max_items + 2);
+  for (std::size_t i = 0; i < ssum::max_items; ++i) text += "0\n";
+  EXPECT_EQ(ssum::parse_problem(text).weights.size(), ssum::max_items);
+  text += "0\n";
+  EXPECT_TRUE(fails_with(text, ssum::max_items + 1, "more than 16777216 weights (ssum::max_items)"));
 }
 
 TEST(ParseTextErrors, InputErrorIsAnInvalidArgument) {
@@ -657,6 +690,101 @@ TEST_F(ReadProblem, DirectoryIsAnInputError) {
   } catch (const ssum::input_error& e) {
     EXPECT_EQ(e.line(), 0u);
     EXPECT_NE(std::string(e.what()).find("'" + dir_.string() + "'"), std::string::npos) << e.what();
+  }
+}
+
+// A target from the caller (the command line) replaces the input's; with one, input with
+// neither weights nor target is the empty instance.
+TEST_F(ReadProblem, TargetFromTheCallerMakesEmptyInputTheEmptyInstance) {
+  const std::string empty = write("empty.txt", "# nothing\n");
+  problem p = ssum::read_problem(empty, int128(0));
+  EXPECT_TRUE(p.weights.empty());
+  EXPECT_EQ(p.target, int128(0));
+  EXPECT_EQ(ssum::read_problem(empty, int128(-7)).target, int128(-7));
+  EXPECT_THROW(ssum::read_problem(empty, std::nullopt), ssum::input_error);
+  EXPECT_THROW(ssum::read_problem(empty), ssum::input_error);
+  p = ssum::read_problem(write("t.txt", "target: 3\n1 2\n"), int128(1) << 100);
+  EXPECT_EQ(p.weights, (weights_t{1, 2}));
+  EXPECT_EQ(p.target, int128(1) << 100);
+  EXPECT_EQ(ssum::read_problem(write("e.json", "{\"weights\": []}"), int128(4)).target, int128(4));
+  EXPECT_THROW(ssum::read_problem(write("k.json", "{}"), int128(4)), ssum::input_error);  // no 'weights' key
+}
+
+// Standard input through a pipe, several MiB in 64 KiB pieces, reads as the same text does.
+TEST_F(ReadProblem, StandardInputThroughAPipe) {
+  std::string text = "target: 12345\n";
+  for (int i = 0; i < 400000; ++i) text += std::to_string(i % 1000 - 500) + (i % 16 == 15 ? "\n" : " ");
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const int saved = ::dup(STDIN_FILENO);
+  ::dup2(fds[0], STDIN_FILENO);
+  ::close(fds[0]);
+  std::thread writer([&] {
+    for (std::size_t done = 0; done < text.size();) {
+      const ::ssize_t n = ::write(fds[1], text.data() + done, text.size() - done);
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    ::close(fds[1]);
+  });
+  problem p;
+  EXPECT_NO_THROW(p = ssum::read_problem("-"));
+  writer.join();
+  ::dup2(saved, STDIN_FILENO);
+  ::close(saved);
+  const problem expected = ssum::parse_problem(text);
+  EXPECT_EQ(p.weights, expected.weights);
+  EXPECT_EQ(p.target, int128(12345));
+}
+
+// A closed standard input is a read error, not an empty input.
+TEST_F(ReadProblem, ClosedStandardInputIsAReadError) {
+  const int saved = ::dup(STDIN_FILENO);
+  ::close(STDIN_FILENO);
+  std::string what;
+  try {
+    ssum::read_problem("-");
+  } catch (const ssum::input_error& e) {
+    what = e.what();
+  }
+  ::dup2(saved, STDIN_FILENO);
+  ::close(saved);
+  EXPECT_EQ(what, "cannot read standard input: Bad file descriptor");
+}
+
+// /dev/zero is refused at its first byte instead of read until memory runs out.
+TEST_F(ReadProblem, NulByteStopsReadingAtOnce) {
+  try {
+    ssum::read_problem("/dev/zero");
+    FAIL() << "no error";
+  } catch (const ssum::input_error& e) {
+    EXPECT_EQ(e.line(), 1u);
+    EXPECT_EQ(std::string(e.what()).rfind("/dev/zero: line 1: NUL byte", 0), 0u) << e.what();
+  }
+  const std::string path = write("nul.txt", std::string("1 2\n3\n\0\n", 8));
+  try {
+    ssum::read_problem(path);
+    FAIL() << "no error";
+  } catch (const ssum::input_error& e) {
+    EXPECT_EQ(e.line(), 3u);
+  }
+}
+
+TEST_F(ReadProblem, FileNamesAreEscapedInMessages) {
+  const std::string path = (dir_ / "a\nb\x1b").string();
+  try {
+    ssum::read_problem(path);
+    FAIL() << "no error";
+  } catch (const ssum::input_error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "cannot open '" + (dir_ / "a\\x0ab\\x1b").string() + "': No such file or directory");
+  }
+  const std::string bad = write("x\ty.txt", "1 z\n");
+  try {
+    ssum::read_problem(bad);
+    FAIL() << "no error";
+  } catch (const ssum::input_error& e) {
+    EXPECT_EQ(std::string(e.what()), (dir_ / "x\\x09y.txt").string() + ": line 1: weight 'z' is not an integer");
   }
 }
 

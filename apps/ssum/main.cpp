@@ -1,21 +1,28 @@
 // The ssum command line: `ssum solve`, `ssum gen`, `ssum info`.
-// Exit status (design.md section 4): 0 a subset was found, 1 proven that none exists,
-// 2 bad usage or bad input, 3 not enough memory or no usable device, 4 internal error,
-// 130 interrupted. Every failure is one line on stderr.
+// Exit status: 0 a subset was found, 1 proven that none exists, 2 bad usage or bad input,
+// 3 not enough memory or no usable device, 4 internal error (the answer could not be
+// written, too), 130 interrupted. Every failure is one line on stderr.
+#include <pthread.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <new>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <sstream>
 #include <string>
+#include <string_view>
 
 #include "progress.hpp"
 #include "ssum/ssum.hpp"
@@ -29,9 +36,118 @@ static_assert(std::atomic<bool>::is_always_lock_free, "the SIGINT handler needs 
 
 extern "C" void on_sigint(int) { g_interrupt.store(true); }
 
+// libgomp calls exit(1) when it cannot create its threads, and 1 means "proven that no subset
+// exists". While a solve runs, an exit() from inside a library ends the process with 4.
+std::atomic<bool> g_solving{false};
+
+extern "C" void on_exit_during_solve() {
+  if (!g_solving.load()) return;
+  constexpr char message[] = "ssum: internal error: a library ended the process during the solve (libgomp: "
+                             "threads could not be created?); there is no verdict\n";
+  [[maybe_unused]] const ::ssize_t ignored = ::write(STDERR_FILENO, message, sizeof message - 1);
+  ::_exit(internal);
+}
+
+struct solving_scope {
+  solving_scope() { g_solving.store(true); }
+  ~solving_scope() { g_solving.store(false); }
+  solving_scope(const solving_scope&) = delete;
+  solving_scope& operator=(const solving_scope&) = delete;
+};
+
+constexpr unsigned max_threads = 4096;
+
+// Every byte outside printable ASCII as \xNN: a user's value echoed with a NUL, a newline or an
+// escape sequence in it must not cut, split or colour the one line of a message.
+std::string printable(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte < 0x7f) {
+      out += c;
+    } else {
+      constexpr char hex[] = "0123456789abcdef";
+      out += {'\\', 'x', hex[byte >> 4], hex[byte & 15]};
+    }
+  }
+  return out;
+}
+
 int fail(int code, const std::string& message) {
-  std::cerr << "ssum: " << message << '\n';
+  std::cerr << "ssum: " << printable(message) << '\n';
   return code;
+}
+
+// A closed pipe (`ssum gen ... | head -c1`) ends the process by SIGPIPE, quietly, as it ends
+// other filters; this is for a SIGPIPE that was blocked or ignored anyway.
+[[noreturn]] void end_by_broken_pipe() {
+  std::signal(SIGPIPE, SIG_DFL);
+  sigset_t pipe_only;
+  sigemptyset(&pipe_only);
+  sigaddset(&pipe_only, SIGPIPE);
+  pthread_sigmask(SIG_UNBLOCK, &pipe_only, nullptr);
+  std::raise(SIGPIPE);
+  std::_Exit(internal);  // not reached
+}
+
+// All of `text` on stdout, or exit 4 naming the error: an answer lost to a full disk must not
+// pass for one delivered.
+int write_answer(const std::string& text, int code) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ::ssize_t n = ::write(STDOUT_FILENO, text.data() + done, text.size() - done);
+    if (n > 0) {
+      done += static_cast<std::size_t>(n);
+      continue;
+    }
+    const int err = n < 0 ? errno : 0;
+    if (err == EINTR) continue;
+    if (err == EPIPE) end_by_broken_pipe();
+    return fail(internal, std::string("cannot write the answer to standard output: ") +
+                       (err ? std::strerror(err) : "nothing was written"));
+  }
+  return code;
+}
+
+// What CLI11 printed (help, version) reached stdout, or exit 4.
+int flushed(int code) {
+  errno = 0;
+  if (std::cout.flush()) return code;
+  if (errno == EPIPE) end_by_broken_pipe();
+  return fail(internal, std::string("cannot write to standard output: ") + (errno ? std::strerror(errno) : "error"));
+}
+
+// OMP_NUM_THREADS as libgomp reads it: a comma list of positive counts (one per nesting level),
+// blanks allowed around each. libgomp takes any count and fails inside its first parallel
+// region (a crash at 65536, exit(1) at 40000), so each entry is held to --threads' range.
+std::optional<std::string> bad_omp_num_threads() {
+  const char* env = std::getenv("OMP_NUM_THREADS");
+  if (!env) return std::nullopt;
+  const std::string_view text(env);
+  constexpr std::string_view blanks = " \t\n\r\v\f";
+  for (std::size_t start = 0;;) {
+    const std::size_t comma = text.find(',', start);
+    std::string_view entry = text.substr(start, comma == std::string_view::npos ? text.npos : comma - start);
+    entry.remove_prefix(std::min(entry.find_first_not_of(blanks), entry.size()));
+    entry.remove_suffix(entry.size() - (entry.find_last_not_of(blanks) + 1));
+    unsigned value = 0;
+    const auto [end, ec] = std::from_chars(entry.data(), entry.data() + entry.size(), value);
+    if (entry.empty() || ec != std::errc() || end != entry.data() + entry.size() || value < 1 ||
+        value > max_threads) {
+      return "OMP_NUM_THREADS: '" + std::string(text) + "' is not a thread count from 1 to " +
+             std::to_string(max_threads) + " (or a comma list of them)";
+    }
+    if (comma == std::string_view::npos) return std::nullopt;
+    start = comma + 1;
+  }
+}
+
+// "--seed 42": decimal digits only, 0 to 2^64 - 1; CLI11 would wrap -1 and 2^70 silently.
+std::optional<std::uint64_t> parse_seed(const std::string& text) {
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
 }
 
 nlohmann::json target_json(const std::optional<ssum::int128>& t) {
@@ -42,14 +158,14 @@ nlohmann::json target_json(const std::optional<ssum::int128>& t) {
 
 struct solve_args {
   std::string input = "-";
-  std::string target;
+  std::optional<std::string> target;  // given, even as '' (an error, not "no target")
   std::string backend = "auto";
   std::string algorithm = "auto";
   unsigned threads = 0;
   bool json = false;
   bool progress = false;
   bool count = false;
-  std::string memory;
+  std::optional<std::string> memory;
 };
 
 // "--memory 8G": bytes from a number with an optional K, M, G or T (powers of 1024) and an
@@ -77,12 +193,20 @@ std::optional<std::uint64_t> parse_bytes(const std::string& text) {
 
 int run_solve(const solve_args& args) {
   const auto wall_start = std::chrono::steady_clock::now();
-  ssum::problem p = ssum::read_problem(args.input);
-  if (!args.target.empty()) {
-    const auto t = ssum::parse_int128(args.target);
-    if (!t) return fail(bad_input, "--target: '" + args.target + "' is not an integer in the 128-bit range");
-    p.target = *t;
+  // The arguments first: a bad one is reported before a large input is read.
+  std::optional<ssum::int128> target;
+  if (args.target) {
+    target = ssum::parse_int128(*args.target);
+    if (!target) return fail(bad_input, "--target: '" + *args.target + "' is not an integer in the 128-bit range");
   }
+  std::uint64_t memory_limit = 0;
+  if (args.memory) {
+    const auto limit = parse_bytes(*args.memory);
+    if (!limit) return fail(bad_input, "--memory: '" + *args.memory + "' is not a size such as 512M or 8G");
+    memory_limit = *limit;
+  }
+  // The library knows a command-line target: empty input with one is the empty instance.
+  const ssum::problem p = ssum::read_problem(args.input, target);
   const ssum::backend which = args.backend == "cpu"    ? ssum::backend::cpu
                               : args.backend == "cuda" ? ssum::backend::cuda
                                                        : ssum::backend::automatic;
@@ -93,15 +217,14 @@ int run_solve(const solve_args& args) {
                                                  : ssum::algorithm::automatic;
   options.cancel = &g_interrupt;
   options.count = args.count;
-  if (!args.memory.empty()) {
-    const auto limit = parse_bytes(args.memory);
-    if (!limit) return fail(bad_input, "--memory: '" + args.memory + "' is not a size such as 512M or 8G");
-    options.memory_limit = *limit;
-  }
+  if (memory_limit) options.memory_limit = memory_limit;
   options.on_progress = [&printer](const ssum::progress& pr) { printer(pr); };
 
   std::signal(SIGINT, on_sigint);
-  const ssum::solution s = ssum::solve(which, args.threads, p, options);
+  const ssum::solution s = [&] {
+    const solving_scope guard;
+    return ssum::solve(which, args.threads, p, options);
+  }();
   std::signal(SIGINT, SIG_DFL);
   printer.finish();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
@@ -111,6 +234,7 @@ int run_solve(const solve_args& args) {
     return fail(internal, "internal error: the subset found does not verify; no answer is printed");
   }
   const std::string target_text = p.target ? ssum::to_string(*p.target) : "0";
+  std::ostringstream answer;
   if (args.json) {
     nlohmann::json out;
     out["version"] = ssum::version;
@@ -127,30 +251,30 @@ int run_solve(const solve_args& args) {
                       {"search", s.seconds.search},     {"recover", s.seconds.recover}, {"total", s.seconds.total},
                       {"wall", wall}};
     out["memory"] = {{"planned_bytes", s.planned_bytes}, {"peak_rss_bytes", ssum::peak_resident_bytes()}};
-    std::cout << out.dump() << '\n';
+    answer << out.dump() << '\n';
   } else {
     const std::string goal = p.zero_sum() ? "0 (a non-empty subset)" : target_text;
     if (s.feasible) {
-      std::cout << "feasible: " << s.subset.size() << " of " << p.weights.size() << " items sum to " << goal << '\n';
-      std::cout << "subset (0-based indices):";
-      for (std::size_t i : s.subset) std::cout << ' ' << i;
-      std::cout << "\nweights:";
-      for (std::size_t i : s.subset) std::cout << ' ' << ssum::to_string(p.weights[i]);
-      std::cout << '\n';
+      answer << "feasible: " << s.subset.size() << " of " << p.weights.size() << " items sum to " << goal << '\n';
+      answer << "subset (0-based indices):";
+      for (std::size_t i : s.subset) answer << ' ' << i;
+      answer << "\nweights:";
+      for (std::size_t i : s.subset) answer << ' ' << ssum::to_string(p.weights[i]);
+      answer << '\n';
     } else {
-      std::cout << "infeasible: no subset of the " << p.weights.size() << " items sums to " << goal << '\n';
+      answer << "infeasible: no subset of the " << p.weights.size() << " items sums to " << goal << '\n';
     }
     if (s.count) {
-      std::cout << "solutions: " << ssum::to_string(static_cast<ssum::int128>(*s.count))
+      answer << "solutions: " << ssum::to_string(static_cast<ssum::int128>(*s.count))
                 << " subsets sum to " << goal << '\n';
     }
     char seconds[32];
     std::snprintf(seconds, sizeof seconds, "%.3g", s.seconds.total);
     const std::string where = s.backend == "cpu" ? " (" + std::to_string(s.threads) + " threads)" : "";
-    std::cout << s.algorithm << " on " << s.backend << where << " in " << seconds << " s; "
+    answer << s.algorithm << " on " << s.backend << where << " in " << seconds << " s; "
               << (s.feasible ? "the subset was re-verified" : "the search was exhaustive") << '\n';
   }
-  return s.feasible ? found : none;
+  return write_answer(answer.str(), s.feasible ? found : none);
 }
 
 int run_gen(const std::string& cls, std::size_t n, std::optional<int> bits, std::uint64_t seed) {
@@ -158,31 +282,49 @@ int run_gen(const std::string& cls, std::size_t n, std::optional<int> bits, std:
   std::string comment = "ssum gen " + cls + " -n " + std::to_string(n);
   if (bits) comment += " --bits " + std::to_string(*bits);
   comment += " --seed " + std::to_string(seed);
-  std::cout << ssum::format_problem(p, comment);
-  return 0;
+  return write_answer(ssum::format_problem(p, comment), found);
 }
 
 int run_info() {
-  std::cout << "ssum " << ssum::version << '\n';
-  std::cout << "host threads: " << ssum::resolved_threads(ssum::cpu{}) << '\n';
-  std::cout << "host memory available: " << ssum::available_host_memory() / (1024 * 1024) << " MiB\n";
+  std::ostringstream out;
+  out << "ssum " << ssum::version << '\n';
+  out << "host threads: " << ssum::resolved_threads(ssum::cpu{}) << '\n';
+  out << "host memory available: " << ssum::available_host_memory() / (1024 * 1024) << " MiB\n";
   if (!ssum::cuda_compiled()) {
-    std::cout << "CUDA backend: not built\n";
-    return 0;
+    out << "CUDA backend: not built\n";
+    return write_answer(out.str(), 0);
   }
   const auto devices = ssum::cuda_devices();
-  std::cout << "CUDA backend: built; " << devices.size() << " device(s)\n";
+  out << "CUDA backend: built; " << devices.size() << " device(s)\n";
   for (const auto& d : devices) {
-    std::cout << "  " << d.ordinal << ": " << d.name << ", compute " << d.compute_major << '.' << d.compute_minor
+    out << "  " << d.ordinal << ": " << d.name << ", compute " << d.compute_major << '.' << d.compute_minor
               << ", " << d.multiprocessors << " SMs, " << d.free_memory / (1024 * 1024) << " of "
               << d.total_memory / (1024 * 1024) << " MiB free\n";
   }
-  return 0;
+  return write_answer(out.str(), 0);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // SIGPIPE at its default, whatever the parent left: a closed pipe ends ssum quietly.
+  std::signal(SIGPIPE, SIG_DFL);
+  sigset_t pipe_only;
+  sigemptyset(&pipe_only);
+  sigaddset(&pipe_only, SIGPIPE);
+  pthread_sigmask(SIG_UNBLOCK, &pipe_only, nullptr);
+  std::atexit(on_exit_during_solve);
+
+  // CLI11 reads "--target=" as a bare "--target" and takes the next argument as its value
+  // ("--target= --json" targets "--json"): an empty value after '=' is refused first.
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (arg.size() > 3 && arg.substr(0, 2) == "--" && arg.find('=') == arg.size() - 1) {
+      return fail(bad_input, std::string(arg.substr(0, arg.size() - 1)) + ": empty value after '=' (see ssum --help)");
+    }
+  }
+
   CLI::App app{"ssum: exact subset sum on CPUs and GPUs"};
   app.set_version_flag("--version", std::string("ssum ") + ssum::version);
   app.require_subcommand(1);
@@ -195,7 +337,8 @@ int main(int argc, char** argv) {
   solve->add_option("--algorithm", sa.algorithm,
                     "auto, two-list or four-list (O(2^(n/4)) memory; on cpu, and on cuda for totals below 2^64)")
       ->check(CLI::IsMember({"auto", "two-list", "four-list"}));
-  solve->add_option("--threads", sa.threads, "Host threads (default: all)")->check(CLI::Range(1u, 4096u));
+  solve->add_option("--threads", sa.threads, "Host threads (default: all, or OMP_NUM_THREADS)")
+      ->check(CLI::Range(1u, max_threads));
   solve->add_flag("--json", sa.json, "Print one JSON object on stdout");
   solve->add_flag("--progress", sa.progress, "Show stage progress on stderr (default when stderr is a terminal)");
   solve->add_option("--memory", sa.memory, "Memory the solve may use, e.g. 512M or 8G (default: what is free)");
@@ -204,30 +347,43 @@ int main(int argc, char** argv) {
   std::string cls;
   std::size_t n = 0;
   std::optional<int> bits;
-  std::uint64_t seed = 1;
+  std::string seed_text = "1";
   CLI::App* gen = app.add_subcommand("gen", "Print a standard instance in the text format");
   gen->add_option("class", cls, "Instance class")->required()->check(CLI::IsMember(ssum::generator_classes()));
-  gen->add_option("-n", n, "Number of items")->required()->check(CLI::Range(std::size_t{0}, std::size_t{1} << 20));
+  constexpr std::size_t max_gen_items = std::size_t{1} << 20;
+  // What gen prints, solve reads: 2^20 weights of up to 127 bits are about 42 MB of text.
+  static_assert(max_gen_items <= ssum::max_items && max_gen_items * 42 < ssum::max_input_bytes);
+  gen->add_option("-n", n, "Number of items")->required()->check(CLI::Range(std::size_t{0}, max_gen_items));
   gen->add_option("--bits", bits, "Weight bits (1-126) for random, planted and zero-sum (default: keeps the sum below 2^62)");
-  gen->add_option("--seed", seed, "Random seed (default 1)");
+  gen->add_option("--seed", seed_text, "Random seed, 0 to 2^64 - 1 (default 1)");
 
   CLI::App* info = app.add_subcommand("info", "Show the build, host threads, memory and CUDA devices");
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return flushed(app.exit(e));
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
+    return flushed(app.exit(e));
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    return flushed(app.exit(e));
   } catch (const CLI::ParseError& e) {
     return fail(bad_input, std::string(e.what()) + " (see ssum --help)");
   }
 
+  // Before any OpenMP call (solve and info make them; gen does not): libgomp would fail on a
+  // bad count only inside the solve.
+  if (solve->parsed() || info->parsed()) {
+    if (const auto message = bad_omp_num_threads()) return fail(bad_input, *message);
+  }
+
   try {
     if (solve->parsed()) return run_solve(sa);
-    if (gen->parsed()) return run_gen(cls, n, bits, seed);
+    if (gen->parsed()) {
+      const auto seed = parse_seed(seed_text);
+      if (!seed) return fail(bad_input, "--seed: '" + seed_text + "' is not an integer from 0 to 2^64 - 1");
+      return run_gen(cls, n, bits, *seed);
+    }
     if (info->parsed()) return run_info();
   } catch (const ssum::interrupted&) {
     return fail(interrupted, "interrupted");

@@ -1,5 +1,6 @@
 #pragma once
 // A subset-sum instance and how it is read and written.
+#include <cstddef>
 #include <cstdint>
 #include <istream>
 #include <optional>
@@ -26,6 +27,14 @@ struct problem {
 /// sum, and the target once the weights are made non-negative, is exact in 128 bits.
 inline constexpr uint128 max_weight_total = (uint128(1) << 127) - 1;
 
+/// The largest input read_problem and parse_problem take, 1 GiB: reading stops there rather
+/// than growing without limit on an endless stream such as /dev/zero or `yes`.
+inline constexpr std::size_t max_input_bytes = std::size_t(1) << 30;
+
+/// The most weights an instance may hold, 2^24: generous for the exponential solvers (which
+/// take at most 120 items) and for dynamic programming over millions of small weights.
+inline constexpr std::size_t max_items = std::size_t(1) << 24;
+
 /// Throws ssum::input_error (no line) when the weights' magnitudes add up to 2^127 or more
 /// (a weight of -2^127 alone does). The parsers and every solver check this.
 void check_weight_total(const problem& p);
@@ -34,12 +43,20 @@ void check_weight_total(const problem& p);
 /// white space or commas) or, when the first non-blank character is `{`, the JSON format
 /// `{"weights": [...], "target": T}`, where weights and target are numbers or decimal
 /// strings. Throws ssum::input_error naming the line, also when the weights' total magnitude
-/// reaches 2^127.
+/// reaches 2^127, for a NUL byte, beyond max_items weights or max_input_bytes of text.
+/// Tokens echoed in messages have every byte outside printable ASCII written as \xNN, so
+/// that a message is always one line.
 problem parse_problem(std::string_view text);
 
 /// Reads and parses a file; "-" is standard input. Throws ssum::input_error, also when the
-/// file cannot be opened.
+/// file cannot be opened or read, and as soon as a NUL byte or more than max_input_bytes
+/// arrive (the rest is not read).
 problem read_problem(const std::string& path);
+
+/// The same with a target given elsewhere (the command line) when `target` holds one: it
+/// replaces the input's, and input with neither weights nor target is then the empty
+/// instance rather than an error.
+problem read_problem(const std::string& path, const std::optional<int128>& target);
 
 /// The text format, with `comment` (may be empty, may hold several lines) as `#` lines first.
 std::string format_problem(const problem& p, std::string_view comment = {});

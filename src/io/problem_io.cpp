@@ -1,12 +1,17 @@
 // Reading and writing instances: the text format and the JSON format (see problem.hpp).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstdint>
-#include <cstdio>
-#include <iostream>
+#include <cstdlib>
+#include <cstring>
 #include <iterator>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,11 +37,43 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+// Bytes outside printable ASCII as \xNN: a NUL, a newline or an escape sequence in a token
+// would cut the message short, split it, or reach the terminal.
+std::string escaped(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte < 0x7f) {
+      out += c;
+    } else {
+      constexpr char hex[] = "0123456789abcdef";
+      out += {'\\', 'x', hex[byte >> 4], hex[byte & 15]};
+    }
+  }
+  return out;
+}
+
 // A token for a message, cut short so that one garbage megabyte does not become the message.
 std::string in_quotes(std::string_view token) {
   constexpr std::size_t max_shown = 40;
-  if (token.size() > max_shown) return "'" + std::string(token.substr(0, max_shown)) + "...'";
-  return "'" + std::string(token) + "'";
+  if (token.size() > max_shown) return "'" + escaped(token.substr(0, max_shown)) + "...'";
+  return "'" + escaped(token) + "'";
+}
+
+std::size_t line_of(std::string_view text, std::size_t index) {
+  return 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + index, '\n'));
+}
+
+[[noreturn]] void throw_nul(std::string_view text, std::size_t index, const std::string& source = {}) {
+  throw input_error("NUL byte in the input (text and JSON instances hold no binary data)", line_of(text, index),
+                    source);
+}
+
+static_assert(max_input_bytes % (std::size_t(1) << 30) == 0, "limit_text() says GiB");
+
+std::string limit_text() {
+  return "more than " + std::to_string(max_input_bytes >> 30) + " GiB of input (ssum::max_input_bytes)";
 }
 
 // Only to choose the message: which kind of wrong a token is.
@@ -92,6 +129,9 @@ void add_weight(problem& p, uint128& total, int128 w, std::size_t line, const st
                           "ssum takes totals up to 2^127 - 1",
                       line);
   }
+  if (p.weights.size() == max_items) {
+    throw input_error("more than " + std::to_string(max_items) + " weights (ssum::max_items)", line);
+  }
   total += m;
   p.weights.push_back(w);
 }
@@ -122,7 +162,9 @@ std::optional<std::string_view> target_content(std::string_view content) {
   return rest.substr(1);
 }
 
-problem parse_text(std::string_view text) {
+// `target_given`: the caller supplies the target, so no weights and no target is the empty
+// instance; likewise in json_reader.
+problem parse_text(std::string_view text, bool target_given) {
   problem p;
   uint128 total = 0;  // sum of |w| so far
   std::size_t target_line = 0;
@@ -186,7 +228,7 @@ problem parse_text(std::string_view text) {
     }
   }
   if (last == last_item::comma) throw input_error("comma after the last weight", last_comma_line);
-  if (p.weights.empty() && !p.target) {
+  if (p.weights.empty() && !p.target && !target_given) {
     throw input_error("empty input: no weights and no target", 0);
   }
   return p;
@@ -227,7 +269,7 @@ struct tracking_iterator {
 // "1e5" and a 30-digit integer are told apart, and a bare big target is read exactly.
 class json_reader final : public nlohmann::json_sax<nlohmann::json> {
  public:
-  explicit json_reader(std::string_view text) : text_(text) {}
+  json_reader(std::string_view text, bool target_given) : text_(text), target_given_(target_given) {}
 
   problem read() {
     const tracking_iterator first{text_.data(), &last_read_};
@@ -236,7 +278,7 @@ class json_reader final : public nlohmann::json_sax<nlohmann::json> {
       throw input_error("malformed JSON", current_line());  // not reached: every error throws
     }
     if (!seen_weights_) throw input_error("JSON object has no 'weights' key", 0);
-    if (p_.weights.empty() && !p_.target) {
+    if (p_.weights.empty() && !p_.target && !target_given_) {
       throw input_error("empty input: no weights and no target", 0);
     }
     return std::move(p_);
@@ -426,6 +468,7 @@ class json_reader final : public nlohmann::json_sax<nlohmann::json> {
   }
 
   std::string_view text_;
+  bool target_given_;
   const char* last_read_ = nullptr;
   problem p_;
   uint128 total_ = 0;  // sum of |w| so far
@@ -435,42 +478,97 @@ class json_reader final : public nlohmann::json_sax<nlohmann::json> {
   bool seen_target_ = false;
 };
 
-}  // namespace
-
-problem parse_problem(std::string_view text) {
+// The limits and the NUL check first, then the BOM, then JSON or text by the first character.
+problem parse_any(std::string_view text, bool target_given) {
+  if (text.size() > max_input_bytes) throw input_error(limit_text(), 0);
+  if (const void* nul = std::memchr(text.data(), 0, text.size())) {
+    throw_nul(text, static_cast<std::size_t>(static_cast<const char*>(nul) - text.data()));
+  }
   // A UTF-8 byte order mark is what some Windows editors put first; it is not content.
   constexpr std::string_view bom = "\xEF\xBB\xBF";
   if (text.substr(0, bom.size()) == bom) text.remove_prefix(bom.size());
   const std::size_t first = text.find_first_not_of(" \t\r\n\v\f");
-  if (first != std::string_view::npos && text[first] == '{') return json_reader(text).read();
-  return parse_text(text);
+  if (first != std::string_view::npos && text[first] == '{') return json_reader(text, target_given).read();
+  return parse_text(text, target_given);
 }
 
-problem read_problem(const std::string& path) {
-  std::string text;
-  std::string source = path;
-  if (path == "-") {
-    source = "<stdin>";
-    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-    if (std::cin.bad()) throw input_error("cannot read standard input", 0);
-  } else {
-    // stdio rather than ifstream: errno after fopen/fread is the reason to report.
-    const std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
-                                                               &std::fclose);
-    if (!file) {
+// Input bytes in one malloc'd block: realloc grows a large block by remapping its pages, with
+// neither the copy nor the peak of old plus new block that a std::string's growth costs.
+struct input_buffer {
+  char* data = nullptr;
+  std::size_t size = 0, capacity = 0;
+
+  input_buffer() = default;
+  input_buffer(const input_buffer&) = delete;
+  input_buffer& operator=(const input_buffer&) = delete;
+  ~input_buffer() { std::free(data); }
+
+  void reserve(std::size_t bytes) {
+    void* grown = std::realloc(data, bytes);
+    if (!grown) throw std::bad_alloc();
+    data = static_cast<char*>(grown);
+    capacity = bytes;
+  }
+  std::string_view view() const { return {data, size}; }
+};
+
+// All that `fd` holds, by large read() calls: one path for files, pipes and terminals (a
+// stream iterator on std::cin was 9 times slower). Stops as soon as a NUL byte or more than
+// max_input_bytes arrive, so that /dev/zero or `yes` cannot grow memory without limit.
+// `what` names the input in a read error ("standard input", "'PATH'"); `source` prefixes
+// the other errors, as the parse errors' do.
+void read_all(int fd, input_buffer& in, const std::string& what, const std::string& source) {
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    // The whole file and one byte more, so that the read that sees its end needs no growth.
+    in.reserve(std::min<std::size_t>(static_cast<std::size_t>(st.st_size), max_input_bytes) + 1);
+  }
+  constexpr std::size_t first_block = std::size_t(1) << 20;
+  for (;;) {
+    if (in.size == in.capacity) {  // grow by doubling: a pipe delivers 64 KiB at a time
+      in.reserve(std::min(std::max(2 * in.size, first_block), max_input_bytes + 1));
+    }
+    const ::ssize_t got = ::read(fd, in.data + in.size, in.capacity - in.size);
+    if (got < 0) {
       const int err = errno;
-      throw input_error("cannot open '" + path + "': " + std::generic_category().message(err), 0);
+      if (err == EINTR) continue;
+      throw input_error("cannot read " + what + ": " + std::generic_category().message(err), 0);
     }
-    char buffer[1 << 16];
-    std::size_t got = 0;
-    while ((got = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) text.append(buffer, got);
-    if (std::ferror(file.get())) {
-      const int err = errno;  // e.g. EISDIR: fopen succeeds on a directory, fread does not
-      throw input_error("cannot read '" + path + "': " + std::generic_category().message(err), 0);
+    if (got == 0) return;
+    if (const void* nul = std::memchr(in.data + in.size, 0, static_cast<std::size_t>(got))) {
+      in.size += static_cast<std::size_t>(got);
+      throw_nul(in.view(), static_cast<std::size_t>(static_cast<const char*>(nul) - in.data), source);
     }
+    in.size += static_cast<std::size_t>(got);
+    if (in.size > max_input_bytes) throw input_error(limit_text(), 0, source);
+  }
+}
+
+}  // namespace
+
+problem parse_problem(std::string_view text) { return parse_any(text, false); }
+
+problem read_problem(const std::string& path) { return read_problem(path, std::nullopt); }
+
+problem read_problem(const std::string& path, const std::optional<int128>& target) {
+  const bool from_stdin = path == "-";
+  const std::string source = from_stdin ? "<stdin>" : escaped(path);
+  input_buffer text;
+  if (from_stdin) {
+    read_all(STDIN_FILENO, text, "standard input", source);  // a closed one: EBADF, not "empty"
+  } else {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      const int err = errno;
+      throw input_error("cannot open '" + source + "': " + std::generic_category().message(err), 0);
+    }
+    const struct closer { int fd; ~closer() { ::close(fd); } } close_at_end{fd};
+    read_all(fd, text, "'" + source + "'", source);  // e.g. EISDIR: open succeeds on a directory
   }
   try {
-    return parse_problem(text);
+    problem p = parse_any(text.view(), target.has_value());
+    if (target) p.target = *target;
+    return p;
   } catch (const input_error& e) {
     // Rebuild as "PATH: line N: message": strip the "line N: " that input_error prepended.
     std::string message = e.what();
