@@ -61,6 +61,13 @@ class insufficient_memory : public std::runtime_error {
                                    (have == "1 byte" ? " is" : " are") + " available",
                                bytes_needed, bytes_available);
   }
+  /// An allocation failed although the plan fitted (a heavy class, memory taken meanwhile):
+  /// "WHAT ran out of memory beyond its plan of N; M were available".
+  static insufficient_memory ran_out(const std::string& what, double bytes_planned, double bytes_available) {
+    return insufficient_memory(what + " ran out of memory beyond its plan of " + format_bytes(bytes_planned) + "; " +
+                                   format_bytes(bytes_available) + " were available",
+                               bytes_planned, bytes_available);
+  }
   double bytes_needed() const noexcept { return needed_; }
   double bytes_available() const noexcept { return available_; }
 

@@ -49,9 +49,8 @@ solution solve(const cpu& policy, const problem& p, const solve_options& options
   // counts more than the plan): the same error as a plan that does not fit, with its numbers.
   const auto out_of_memory = [&](const char* what, double planned) {
     const double room = host_plan_room(options.memory_limit);
-    return insufficient_memory::needs(std::string(what) + " for n = " + std::to_string(p.weights.size()) +
-                                          " ran out of memory: it",
-                                      planned, room);
+    return insufficient_memory::ran_out(std::string(what) + " for n = " + std::to_string(p.weights.size()), planned,
+                                        room);
   };
   switch (algo) {
     case algorithm::two_list:

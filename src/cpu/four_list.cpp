@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstdint>
 #include <mutex>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -162,7 +163,7 @@ solution solve_four_flipped(const cpu& policy, const flipped_instance<Sum>& inst
 
   t0 = clock_type::now();
   const unsigned threads = result.threads;
-  std::atomic<bool> stop{false}, found{false}, cancelled{false};
+  std::atomic<bool> stop{false}, found{false}, cancelled{false}, out_of_memory{false};
   std::mutex lock;
   std::uint32_t answer[4] = {0, 0, 0, 0};
   std::vector<uint128> partial(threads, 0);
@@ -191,21 +192,29 @@ solution solve_four_flipped(const cpu& policy, const flipped_instance<Sum>& inst
       if (halted()) continue;
       // Right side: c + d = t - r (mod M).
       const std::uint64_t want = (t_mod + m - r) % m;
-      table.clear(expected);
       bool abandoned = false;
-      for (std::uint32_t m3 = 0; m3 < l3.sum.size(); ++m3) {
-        if (halted()) {
-          abandoned = true;
-          break;
+      // A heavy class (many distinct sums in few residues) may outgrow the plan: no exception
+      // may leave the parallel region, so it is carried out by a flag.
+      try {
+        table.clear(expected);
+        for (std::uint32_t m3 = 0; m3 < l3.sum.size(); ++m3) {
+          if (halted()) {
+            abandoned = true;
+            break;
+          }
+          const std::uint64_t need = residue_minus(want, l3.residue[m3], m);
+          const Sum c = l3.sum[m3];
+          if (c > t) continue;
+          for (std::uint32_t k = l4.offset[need]; k < l4.offset[need + 1]; ++k) {
+            const std::uint32_t m4 = l4.by_residue[k];
+            const Sum d = l4.sum[m4];
+            if (d <= t - c) table.add(c + d, m3, m4);
+          }
         }
-        const std::uint64_t need = residue_minus(want, l3.residue[m3], m);
-        const Sum c = l3.sum[m3];
-        if (c > t) continue;
-        for (std::uint32_t k = l4.offset[need]; k < l4.offset[need + 1]; ++k) {
-          const std::uint32_t m4 = l4.by_residue[k];
-          const Sum d = l4.sum[m4];
-          if (d <= t - c) table.add(c + d, m3, m4);
-        }
+      } catch (const std::bad_alloc&) {
+        out_of_memory.store(true);
+        stop.store(true);
+        abandoned = true;
       }
       if (abandoned) continue;
       if (!table.entries.empty()) {
@@ -251,6 +260,7 @@ solution solve_four_flipped(const cpu& policy, const flipped_instance<Sum>& inst
     partial[omp_get_thread_num()] = count;
   }
   if (cancelled.load()) throw interrupted();
+  if (out_of_memory.load()) throw std::bad_alloc();  // ssum::solve names the plan's bytes
   result.seconds.search = seconds_since(t0);
   if (options.on_progress) {
     progress pr{"search", 1.0};
