@@ -27,7 +27,7 @@ struct interrupted_run {
 };
 
 // Starts `ssum solve --progress ARGS` with stderr in a file, waits until a progress line names
-// `stage` (the solve has really reached it), waits `into` times the time that took (to land
+// `stage` (the solve has really reached it; polled every 5 ms), waits `into` times the time that took (to land
 // inside the stage's long steps), then sends SIGINT and times the exit.
 interrupted_run interrupt_in(std::vector<std::string> args, const std::string& name, const std::string& stage,
                              double into) {
@@ -44,7 +44,7 @@ interrupted_run interrupt_in(std::vector<std::string> args, const std::string& n
       ADD_FAILURE() << name << " ended before '" << stage << "': " << read_all(s.err);
       return r;
     }
-    reached = read_all(s.err).find("(" + stage + ")") != std::string::npos;
+    reached = read_all(s.err).find(stage) != std::string::npos;
     if (!reached) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   EXPECT_TRUE(reached) << name << ": no progress line for '" << stage << "' in 120 s: " << read_all(s.err);
@@ -52,7 +52,16 @@ interrupted_run interrupt_in(std::vector<std::string> args, const std::string& n
   std::this_thread::sleep_for(std::chrono::duration<double>(into * waited));
   const auto sent = clock_type::now();
   kill(s.pid, SIGINT);
-  r.code = s.wait();
+  // A solve that ignores SIGINT is killed after 10 s, so that the test ends (and fails).
+  while (waitpid(s.pid, &status, WNOHANG) != s.pid) {
+    if (clock_type::now() - sent > std::chrono::seconds(10)) {
+      kill(s.pid, SIGKILL);
+      waitpid(s.pid, &status, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  r.code = decode_status(status);
   r.latency = std::chrono::duration<double>(clock_type::now() - sent).count();
   r.out = read_all(s.out);
   r.err = read_all(s.err);
