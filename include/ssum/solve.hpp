@@ -22,8 +22,9 @@ enum class algorithm { automatic, two_list, four_list };
 /// What a long solve reports as it goes: the stage, its completed fraction, and the completed
 /// fraction of the whole solve's work, which never decreases and ends at 1. The work is
 /// estimated up front: on the two-list, level k of a list's generation weighs the 2^(k+1) sums
-/// it merges, the count and the search a fifth of a unit per sum of both lists (a search that
-/// finds a subset early jumps ahead); on the four-list, the residue classes (or batches) done.
+/// it merges, the search a fifth of a unit per sum of both lists (one that finds a subset
+/// early jumps ahead), the host's count two fifths; on the four-list, the residue classes (or
+/// batches) done.
 struct progress {
   std::string stage;  // "generate A", "generate B", "prune", "count", "search", "recover"
   double fraction = 0;
