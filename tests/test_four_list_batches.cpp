@@ -343,15 +343,17 @@ TEST(FourListBatches, ReportsProgressUpToOne) {
   host_device device(tuning);
   ssum::solve_options options;
   options.count = true;
-  std::vector<double> seen;
+  std::vector<double> seen, overall;
   options.on_progress = [&](const ssum::progress& pr) {
     EXPECT_EQ(pr.stage, "search");
     seen.push_back(pr.fraction);
+    overall.push_back(pr.overall);  // the batches are all the work: the same fraction
   };
   run(device, p, options, tuning);
   ASSERT_GT(seen.size(), 10u);
   EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
   EXPECT_NEAR(seen.back(), 1.0, 1e-9);
+  EXPECT_EQ(overall, seen);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <cstdint>
 #include <limits>
@@ -233,6 +234,59 @@ TEST(SolveCpu, FourListAgreesWithTwoList) {
   }
 }
 
+// Heavy duplicates: zero and equal weights put whole runs of equal sums in one class, which
+// the four-list counts by multiplicities (one table entry per distinct sum). 2^n subsets of n
+// zeros: n = 40 is 2^40 quadruples, beyond any enumeration.
+TEST(SolveCpu, FourListCountsRunsOfEqualSums) {
+  ssum::solve_options two, four;
+  two.algo = ssum::algorithm::two_list;
+  four.algo = ssum::algorithm::four_list;
+  two.count = four.count = true;
+  for (std::size_t n : {34, 40}) {
+    const ssum::problem zeros{std::vector<int128>(n, 0), int128(0)};
+    auto s = ssum::solve(ssum::cpu{2}, zeros, four);
+    EXPECT_EQ(*s.count, ssum::uint128(1) << n) << n;  // every subset, the empty one too
+    expect_solution(zeros, s, true, "zeros, target 0");
+    const ssum::problem zero_sum{std::vector<int128>(n, 0), std::nullopt};
+    s = ssum::solve(ssum::cpu{2}, zero_sum, four);
+    EXPECT_EQ(*s.count, (ssum::uint128(1) << n) - 1) << n;  // not the empty one
+    expect_solution(zero_sum, s, true, "zeros, zero-sum");
+    EXPECT_FALSE(s.subset.empty());
+    if (n == 34) EXPECT_EQ(*s.count, *ssum::solve(ssum::cpu{2}, zero_sum, two).count);
+  }
+  // Small weight alphabets against brute force: a few distinct sums, each many times over,
+  // with and without a target (the empty subset's quadruple inside a run).
+  std::mt19937_64 rng(1717);
+  const std::vector<std::vector<std::int64_t>> alphabets = {{0}, {0, 1}, {-1, 0, 1}, {3}, {0, 5, -5}, {-2, 1, 1, 4}};
+  for (int trial = 0; trial < 900; ++trial) {
+    const auto& letters = alphabets[trial % alphabets.size()];
+    std::vector<std::int64_t> w(static_cast<std::size_t>(uniform(rng, 0, 16)));
+    for (auto& x : w) x = letters[static_cast<std::size_t>(uniform(rng, 0, std::int64_t(letters.size()) - 1))];
+    std::optional<int128> t;
+    if (trial % 3 != 0) t = uniform(rng, -6, 12);
+    const ssum::problem p = ssum_test::make_problem(w, t);
+    const std::uint64_t expected = brute_force_count(p);
+    const auto s = ssum::solve(ssum::cpu{static_cast<unsigned>(1 + trial % 3)}, p, four);
+    ASSERT_EQ(static_cast<std::uint64_t>(*s.count), expected) << describe(p);
+    expect_solution(p, s, expected > 0, describe(p));
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  // Beyond brute force: against the two-list's count.
+  for (std::size_t n : {28, 31, 36}) {
+    for (const auto& letters : alphabets) {
+      std::vector<std::int64_t> w(n);
+      for (auto& x : w) x = letters[static_cast<std::size_t>(uniform(rng, 0, std::int64_t(letters.size()) - 1))];
+      for (const std::optional<int128> t : {std::optional<int128>(), std::optional<int128>(3)}) {
+        const ssum::problem p = ssum_test::make_problem(w, t);
+        const auto a = ssum::solve(ssum::cpu{2}, p, two);
+        const auto b = ssum::solve(ssum::cpu{2}, p, four);
+        EXPECT_EQ(*a.count, *b.count) << describe(p);
+        expect_solution(p, b, *a.count > 0, describe(p));
+      }
+    }
+  }
+}
+
 // Weights whose total does not fit in 64 bits take the 128-bit list path.
 TEST(SolveCpu, WideWeightsUseExactSums) {
   std::mt19937_64 rng(7);
@@ -411,6 +465,93 @@ TEST(SolveCpu, ReportsProgressThroughTheStages) {
   EXPECT_TRUE(stages.count("generate A") && stages.count("generate B") && stages.count("prune") &&
               stages.count("search"));
   EXPECT_DOUBLE_EQ(last_generate_b, 1.0);
+}
+
+// Progress in proportion to the work (ssum::progress::overall): never back, ends at 1; on the
+// two-list the end of A's generation is its share of the documented model, with n = 40:
+// generation level k of a list 2^(k+1) units (A: 2^21 - 2), the search 0.2 per sum of both
+// lists (0.2 x 2^21), so A's share is (2^21 - 2) / (2 (2^21 - 2) + 0.2 x 2^21), about 0.4545.
+TEST(SolveCpu, ProgressIsProportionalToTheWork) {
+  const auto record = [](const ssum::problem& p, ssum::solve_options options) {
+    std::vector<ssum::progress> seen;
+    options.on_progress = [&](const ssum::progress& pr) { seen.push_back(pr); };
+    ssum::solve(ssum::cpu{2}, p, options);
+    return seen;
+  };
+  const auto expect_monotone = [](const std::vector<ssum::progress>& seen, const std::string& what) {
+    ASSERT_FALSE(seen.empty()) << what;
+    for (std::size_t k = 1; k < seen.size(); ++k) {
+      EXPECT_LE(seen[k - 1].overall, seen[k].overall) << what << " at " << k << " (" << seen[k].stage << ")";
+    }
+    EXPECT_GE(seen.front().overall, 0.0) << what;
+    EXPECT_DOUBLE_EQ(seen.back().overall, 1.0) << what;
+  };
+  const ssum::problem p = ssum::generate("random", 40, std::nullopt, 8);
+  ssum::solve_options options;
+  options.algo = ssum::algorithm::two_list;
+  auto seen = record(p, options);
+  expect_monotone(seen, "two-list");
+  double end_of_a = -1;
+  for (const auto& pr : seen) {
+    if (pr.stage == "generate A") end_of_a = pr.overall;
+  }
+  const double share = (std::ldexp(1.0, 21) - 2) / (2 * (std::ldexp(1.0, 21) - 2) + 0.2 * std::ldexp(1.0, 21));
+  EXPECT_NEAR(end_of_a, share, 0.1 * share);
+  options.count = true;
+  expect_monotone(record(p, options), "two-list count");
+  options.algo = ssum::algorithm::four_list;
+  expect_monotone(record(p, options), "four-list count");
+  options.count = false;
+  expect_monotone(record(ssum::generate("planted", 36, std::nullopt, 2), options), "four-list, found early");
+  // The merge-built two-list of the CUDA solver, over host memory.
+  host_memory memory;
+  ssum::solve_options merging;
+  merging.count = true;
+  seen.clear();
+  merging.on_progress = [&](const ssum::progress& pr) { seen.push_back(pr); };
+  ssum::detail::two_list_by_merging(ssum::cpu{2}, memory, p, merging, "cpu");
+  expect_monotone(seen, "merging two-list");
+}
+
+// Byte counts in messages: whole bytes, then three significant digits in binary units, and no
+// wrapped integer for plans beyond 2^64 bytes.
+TEST(SolveCpu, FormatsByteCounts) {
+  EXPECT_EQ(ssum::format_bytes(0), "0 bytes");
+  EXPECT_EQ(ssum::format_bytes(1), "1 byte");
+  EXPECT_EQ(ssum::format_bytes(1023), "1023 bytes");
+  EXPECT_EQ(ssum::format_bytes(1024), "1.00 KiB");
+  EXPECT_EQ(ssum::format_bytes(1536), "1.50 KiB");
+  EXPECT_EQ(ssum::format_bytes(1023.9 * 1024), "1.00 MiB");
+  EXPECT_EQ(ssum::format_bytes(10.0 * (1 << 20)), "10.0 MiB");
+  EXPECT_EQ(ssum::format_bytes(std::ldexp(2.5, 33)), "20.0 GiB");
+  EXPECT_EQ(ssum::format_bytes(std::ldexp(1.0, 63)), "8.00 EiB");
+  EXPECT_EQ(ssum::format_bytes(std::ldexp(1.0, 64)), "more than 2^64 bytes");
+  EXPECT_EQ(ssum::format_bytes(std::ldexp(1.0, 160)), "more than 2^64 bytes");
+  // Every refusal names both counts that way.
+  ssum::solve_options options;
+  options.algo = ssum::algorithm::two_list;
+  const ssum::problem big = ssum::generate("random", 157, std::nullopt, 1);
+  try {
+    ssum::solve(ssum::cpu{2}, big, options);
+    FAIL() << "expected insufficient_memory";
+  } catch (const ssum::insufficient_memory& e) {
+    EXPECT_NE(std::string(e.what()).find("needs more than 2^64 bytes; "), std::string::npos) << e.what();
+  }
+  options.algo = ssum::algorithm::four_list;
+  options.memory_limit = 1;
+  try {
+    ssum::solve(ssum::cpu{2}, ssum::generate("random", 40, std::nullopt, 1), options);
+    FAIL() << "expected insufficient_memory";
+  } catch (const ssum::insufficient_memory& e) {
+    EXPECT_TRUE(std::string(e.what()).ends_with("KiB; 1 byte is available")) << e.what();
+  }
+  // Under automatic, beyond every algorithm: no algorithm is named.
+  try {
+    ssum::solve(ssum::cpu{2}, ssum::problem{std::vector<int128>(121, 1), int128(5)});
+    FAIL() << "expected invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), "no algorithm here takes more than 120 items with weights like these (n = 121)");
+  }
 }
 
 // Without a device, asking for CUDA is an error, never a silent fall-back; with one, it runs

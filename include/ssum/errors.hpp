@@ -2,6 +2,7 @@
 // The exceptions ssum throws at its host boundary. Bad arguments and bad input are
 // std::invalid_argument; resource problems are std::runtime_error.
 #include <cstddef>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -26,11 +27,47 @@ class input_error : public std::invalid_argument {
   std::size_t line_;
 };
 
-/// The algorithm would need more memory than is available; thrown before allocating.
+/// A byte count for people: "512 bytes", "1.50 KiB", "7.25 MiB", "20.0 GiB", ... (three
+/// significant digits from KiB on), "more than 2^64 bytes" at 2^64 and beyond (plans for
+/// large n are doubles that no integer holds).
+inline std::string format_bytes(double bytes) {
+  if (!(bytes >= 0)) bytes = 0;  // NaN and negatives: nothing
+  if (bytes >= 18446744073709551616.0) return "more than 2^64 bytes";
+  if (bytes < 1024) {
+    const long long whole = static_cast<long long>(bytes);
+    return std::to_string(whole) + (whole == 1 ? " byte" : " bytes");
+  }
+  static const char* const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int u = 0;
+  double v = bytes / 1024;
+  // 1023.9 KiB would print as "1024 KiB": such a value takes the next unit.
+  while (v >= 1023.5 && u < 5) v /= 1024, ++u;
+  const int decimals = v < 9.995 ? 2 : v < 99.95 ? 1 : 0;
+  char text[48];
+  std::snprintf(text, sizeof text, "%.*f %s", decimals, v, units[u]);
+  return text;
+}
+
+/// The algorithm would need more memory than is available; thrown before allocating (or,
+/// when an allocation fails anyway, in its place). what() names both byte counts.
 class insufficient_memory : public std::runtime_error {
  public:
   insufficient_memory(const std::string& what, double bytes_needed, double bytes_available)
       : std::runtime_error(what), needed_(bytes_needed), available_(bytes_available) {}
+  /// The one wording of every such message: "WHAT needs N; M are available".
+  static insufficient_memory needs(const std::string& what, double bytes_needed, double bytes_available) {
+    const std::string have = format_bytes(bytes_available);
+    return insufficient_memory(what + " needs " + format_bytes(bytes_needed) + "; " + have +
+                                   (have == "1 byte" ? " is" : " are") + " available",
+                               bytes_needed, bytes_available);
+  }
+  /// An allocation failed although the plan fitted (a heavy class, memory taken meanwhile):
+  /// "WHAT ran out of memory beyond its plan of N; M were available".
+  static insufficient_memory ran_out(const std::string& what, double bytes_planned, double bytes_available) {
+    return insufficient_memory(what + " ran out of memory beyond its plan of " + format_bytes(bytes_planned) + "; " +
+                                   format_bytes(bytes_available) + " were available",
+                               bytes_planned, bytes_available);
+  }
   double bytes_needed() const noexcept { return needed_; }
   double bytes_available() const noexcept { return available_; }
 

@@ -19,17 +19,24 @@ enum class backend { automatic, cpu, cuda };
 /// two-list when its plan fits the memory available (or options.memory_limit), else four-list.
 enum class algorithm { automatic, two_list, four_list };
 
-/// What a long solve reports as it goes: the stage name and its completed fraction.
+/// What a long solve reports as it goes: the stage, its completed fraction, and the completed
+/// fraction of the whole solve's work, which never decreases and ends at 1. The work is
+/// estimated up front: on the two-list, level k of a list's generation weighs the 2^(k+1) sums
+/// it merges, the search a fifth of a unit per sum of both lists (one that finds a subset
+/// early jumps ahead), the host's count two fifths; on the four-list, the residue classes (or
+/// batches) done.
 struct progress {
   std::string stage;  // "generate A", "generate B", "prune", "count", "search", "recover"
   double fraction = 0;
+  double overall = 0;
 };
 
 struct solve_options {
   algorithm algo = algorithm::automatic;
   /// Polled between and inside stages; when it becomes true the solve throws ssum::interrupted.
   const std::atomic<bool>* cancel = nullptr;
-  /// Called from the solving thread (never concurrently) at stage changes and along the way.
+  /// Called from one of the solve's threads (never two at once) at stage changes and along the
+  /// way; keep it short: the solve waits for it.
   std::function<void(const progress&)> on_progress;
   /// Bytes the solve may use; 0 means what the machine has available now.
   std::uint64_t memory_limit = 0;
@@ -64,7 +71,8 @@ double two_list_planned_bytes(const problem& p);
 
 /// Solves exactly on the host: sums in 64 bits while the total |weight| fits, in 128 bits
 /// beyond. Throws ssum::insufficient_memory before allocating when the plan does not fit,
-/// ssum::interrupted on cancellation.
+/// ssum::interrupted on cancellation. A std::bad_alloc inside becomes insufficient_memory with
+/// the plan's bytes. automatic (algorithm) throws std::invalid_argument beyond 120 items.
 solution solve(const cpu& policy, const problem& p, const solve_options& options = {});
 
 /// Solves exactly on a CUDA device (policy.device, ordered on policy.stream), the certificate

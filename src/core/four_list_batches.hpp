@@ -213,10 +213,8 @@ solution four_list_in_batches(Device& device, const problem& p, const solve_opti
     }
   }
   if (bytes > available) {
-    throw insufficient_memory("the four lists of " + std::to_string(n) + " items and their smallest batches need " +
-                                  std::to_string(static_cast<long long>(bytes / 1048576)) + " MiB; " +
-                                  std::to_string(static_cast<long long>(available / 1048576)) + " MiB are available",
-                              bytes, available);
+    throw insufficient_memory::needs(
+        "the four-list algorithm (its lists and smallest batches) for n = " + std::to_string(n), bytes, available);
   }
   result.planned_bytes = static_cast<std::uint64_t>(bytes);
   // Classes per batch: about 0.8 cap sums on the larger side (all of them when they fit).
@@ -321,7 +319,10 @@ solution four_list_in_batches(Device& device, const problem& p, const solve_opti
         if (!answer && matches > 0) answer = certificate_in_batch(static_cast<std::size_t>(sizes[0]));
       }
       done += double(k.len) * (double(k.a_hi - k.a_lo) * double(k.c_hi - k.c_lo) / all_outer);
-      if (options.on_progress) options.on_progress(progress{"search", std::min(1.0, done / double(m))});
+      if (options.on_progress) {
+        const double f = std::min(1.0, done / double(m));
+        options.on_progress(progress{"search", f, f});  // the batches are the work
+      }
     }
   }
   result.seconds.count = count_seconds;

@@ -33,6 +33,18 @@ std::optional<std::uint64_t> mem_available() {
   return std::nullopt;
 }
 
+// "VmSize:" or "VmData:" of /proc/self/status, in bytes.
+std::optional<std::uint64_t> own_usage(const std::string& field) {
+  std::ifstream in("/proc/self/status");
+  std::string key, unit;
+  std::uint64_t kib;
+  while (in >> key) {
+    if (key == field && in >> kib) return kib * 1024;
+    std::getline(in, unit);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::uint64_t available_host_memory() {
@@ -48,7 +60,22 @@ std::uint64_t available_host_memory() {
     const auto usage = read_number(usage_path);
     if (limit && usage) best = std::min(best, *limit > *usage ? *limit - *usage : 0);
   }
+  // The process's own limits: every allocation counts against the address space (RLIMIT_AS)
+  // and, since Linux 4.7, private writable mappings against RLIMIT_DATA.
+  const std::pair<int, const char*> rlimits[] = {{RLIMIT_AS, "VmSize:"}, {RLIMIT_DATA, "VmData:"}};
+  for (const auto& [resource, field] : rlimits) {
+    rlimit lim{};
+    if (getrlimit(resource, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY) continue;
+    const std::uint64_t used = own_usage(field).value_or(0);
+    const std::uint64_t cap = std::uint64_t(lim.rlim_cur);
+    best = std::min(best, cap > used ? cap - used : 0);
+  }
   return best;
+}
+
+double host_plan_room(std::uint64_t limit) {
+  const double room = 0.95 * double(available_host_memory());
+  return limit ? std::min(room, double(limit)) : room;
 }
 
 std::uint64_t peak_resident_bytes() {

@@ -8,7 +8,9 @@
 #include <cmath>
 #include <cstdint>
 #include <optional>
+#include <new>
 #include <stdexcept>
+#include <string>
 #include <thread>
 
 #include "core/four_list_cuda.hpp"
@@ -28,20 +30,42 @@ unsigned resolved_threads(const cpu& policy) {
   return omp > 0 ? static_cast<unsigned>(omp) : std::max(1u, std::thread::hardware_concurrency());
 }
 
+// The most items any host algorithm takes: the four-list's quarters index 30-bit masks.
+constexpr std::size_t most_items = 120;
+
 solution solve(const cpu& policy, const problem& p, const solve_options& options) {
   algorithm algo = options.algo;
   if (algo == algorithm::automatic) {
-    const double available =
-        options.memory_limit ? double(options.memory_limit) : 0.95 * double(available_host_memory());
-    algo = two_list_planned_bytes(p) <= available ? algorithm::two_list : algorithm::four_list;
+    // Named for what the user asked: no algorithm (not "the four-list") can take this.
+    if (p.weights.size() > most_items) {
+      throw std::invalid_argument("no algorithm here takes more than " + std::to_string(most_items) +
+                                  " items with weights like these (n = " + std::to_string(p.weights.size()) + ")");
+    }
+    algo = two_list_planned_bytes(p) <= host_plan_room(options.memory_limit) ? algorithm::two_list
+                                                                             : algorithm::four_list;
   }
   solution result;
+  // An allocation that fails although the plan fitted (memory taken meanwhile, a limit that
+  // counts more than the plan): the same error as a plan that does not fit, with its numbers.
+  const auto out_of_memory = [&](const char* what, double planned) {
+    const double room = host_plan_room(options.memory_limit);
+    return insufficient_memory::ran_out(std::string(what) + " for n = " + std::to_string(p.weights.size()), planned,
+                                        room);
+  };
   switch (algo) {
     case algorithm::two_list:
-      result = detail::solve_two_list(policy, p, options);
+      try {
+        result = detail::solve_two_list(policy, p, options);
+      } catch (const std::bad_alloc&) {
+        throw out_of_memory("the two-list algorithm", two_list_planned_bytes(p));
+      }
       break;
     case algorithm::four_list:
-      result = detail::solve_four_list(policy, p, options);
+      try {
+        result = detail::solve_four_list(policy, p, options);
+      } catch (const std::bad_alloc&) {
+        throw out_of_memory("the four-list algorithm", detail::four_list_planned_bytes(p, resolved_threads(policy)));
+      }
       break;
     default:
       throw std::invalid_argument("unknown algorithm");

@@ -65,9 +65,20 @@ using clock_type = std::chrono::steady_clock;
 inline double seconds_since(clock_type::time_point start) {
   return std::chrono::duration<double>(clock_type::now() - start).count();
 }
-inline void report(const solve_options& options, const char* stage, double fraction) {
-  if (options.on_progress) options.on_progress(progress{stage, fraction});
-}
+// Progress in proportion to the work (ssum::progress): one unit per sum a merge writes, level
+// k of a list weighing 2^(k+1); the count and the search a fifth of a unit per sum of both
+// lists, as on the host.
+struct work_meter {
+  const solve_options& options;
+  double total = 1, done = 0;
+  void report(const char* stage, double fraction) const {
+    if (!options.on_progress) return;
+    progress pr{stage, fraction};
+    pr.overall = total > 0 ? std::min(1.0, done / total) : 1.0;
+    options.on_progress(pr);
+  }
+};
+inline double generation_weight(std::size_t items) { return std::ldexp(2.0, int(items)) - 2; }
 inline void check_cancel(const solve_options& options) {
   if (options.cancel && options.cancel->load(std::memory_order_relaxed)) throw interrupted();
 }
@@ -98,7 +109,8 @@ void start_generation(Memory& memory, list_generation& g, std::uint64_t* scratch
 
 // The next level of each of gs[0, k) in one merge_generated_batch (one launch pair on CUDA).
 template <class Policy>
-void generate_level(const Policy& policy, list_generation* const* gs, std::size_t k, const solve_options& options) {
+void generate_level(const Policy& policy, list_generation* const* gs, std::size_t k, const solve_options& options,
+                    work_meter& meter) {
   check_cancel(options);
   generated_merge<std::uint64_t, plus_constant<std::uint64_t>> merges[2];
   for (std::size_t x = 0; x < k; ++x) {
@@ -111,7 +123,8 @@ void generate_level(const Policy& policy, list_generation* const* gs, std::size_
     list_generation& g = *gs[x];
     std::swap(g.cur, g.nxt);
     ++g.level;
-    report(options, g.stage, double(g.level) / double(g.count));
+    meter.done += std::ldexp(2.0, int(g.level - 1));
+    meter.report(g.stage, generation_weight(g.level) / generation_weight(g.count));
   }
 }
 
@@ -121,7 +134,7 @@ void generate_level(const Policy& policy, list_generation* const* gs, std::size_
 // then the last two levels of A, then of B, each with all of scratch.
 template <class Policy, class Memory>
 void generate_both(const Policy& policy, Memory& memory, list_generation& a, list_generation& b,
-                   std::uint64_t* scratch, std::size_t scratch_size, const solve_options& options) {
+                   std::uint64_t* scratch, std::size_t scratch_size, const solve_options& options, work_meter& meter) {
   list_generation* both[2] = {&a, &b};
   const std::size_t first = memory.first_sums_items();
   // Side by side only for lists with two levels or more past the first ones: their first
@@ -139,7 +152,7 @@ void generate_both(const Policy& policy, Memory& memory, list_generation& a, lis
       if (side[x]->level + 2 < side[x]->count) ready[k++] = side[x];
     }
     if (k == 0) break;
-    generate_level(policy, ready, k, options);
+    generate_level(policy, ready, k, options, meter);
   }
   // Each list alone to its end (a side-by-side one holds level count - 2 in its list now).
   for (list_generation* g : both) {
@@ -148,7 +161,7 @@ void generate_both(const Policy& policy, Memory& memory, list_generation& a, lis
     } else {
       g->nxt = scratch;
     }
-    while (g->level < g->count) generate_level(policy, &g, 1, options);
+    while (g->level < g->count) generate_level(policy, &g, 1, options, meter);
   }
 }
 }  // namespace merging
@@ -190,14 +203,15 @@ solution two_list_by_merging(const Policy& policy, Memory& memory, const problem
   double available = memory.available_bytes();
   if (options.memory_limit) available = std::min(available, double(options.memory_limit));
   if (bytes > available) {
-    throw insufficient_memory("the two lists of " + std::to_string(n) + " items need " +
-                                  std::to_string(static_cast<long long>(bytes / 1048576)) + " MiB; " +
-                                  std::to_string(static_cast<long long>(available / 1048576)) + " MiB are available",
-                              bytes, available);
+    throw insufficient_memory::needs("the two-list algorithm for n = " + std::to_string(n), bytes, available);
   }
   result.planned_bytes = static_cast<std::uint64_t>(bytes);
   memory.reserve(bytes);
 
+  // The first levels (written at once) weigh nothing here: they are 2^11 sums at most on CUDA.
+  const double walk_weight = 0.2 * (double(size_a) + double(size_b));
+  work_meter meter{options};
+  meter.total = generation_weight(held_a) + generation_weight(held_b) + walk_weight * (options.count ? 2 : 1);
   auto t0 = clock_type::now();
   auto list_a = memory.alloc(size_a);
   auto list_b = memory.alloc(size_b);
@@ -207,7 +221,8 @@ solution two_list_by_merging(const Policy& policy, Memory& memory, const problem
     // The weights stay on the host: each pass takes its w as an argument.
     list_generation gen_a{inst.weights.data(), held_a, list_a.get(), "generate A"};
     list_generation gen_b{inst.weights.data() + na_items, held_b, list_b.get(), "generate B"};
-    generate_both(policy, memory, gen_a, gen_b, scratch.get(), scratch_size, options);
+    generate_both(policy, memory, gen_a, gen_b, scratch.get(), scratch_size, options, meter);
+    meter.done = generation_weight(held_a) + generation_weight(held_b);  // the first levels too
     memory.sync();
   }
   result.seconds.generate = seconds_since(t0);
@@ -230,13 +245,15 @@ solution two_list_by_merging(const Policy& policy, Memory& memory, const problem
     t0 = clock_type::now();
     std::uint64_t c = 0;
     for (int k = 0; k < shift_count; ++k) {
+      check_cancel(options);  // between the (at most four) counts
       const shift s = shift_at(k);
       if (fits(s)) c += count_pair_sums(policy, a, size_a, b, size_b, t - s.da - s.db);
     }
     if (inst.exclude_trivial) c -= 1;  // the empty subset: in the total exactly once
     result.count = c;
     result.seconds.count = seconds_since(t0);
-    report(options, "count", 1.0);
+    meter.done += walk_weight;
+    meter.report("count", 1.0);
   }
 
   t0 = clock_type::now();
@@ -255,6 +272,7 @@ solution two_list_by_merging(const Policy& policy, Memory& memory, const problem
   const auto is_trivial = [&](sum_t fa, sum_t fb) {
     return inst.exclude_trivial && fa == inst.trivial_a && fb == inst.trivial_b && !has_other_subset_pair(inst, fa, fb);
   };
+  check_cancel(options);  // after the count, before the search
   // All shifts in one search (on CUDA one launch of each kernel for the four).
   const any_pair_match any = find_any_pair_sum(policy, a, size_a, b, size_b, wants, searches);
   if (any.found) {
@@ -287,14 +305,15 @@ solution two_list_by_merging(const Policy& policy, Memory& memory, const problem
     found = true;
   }
   result.seconds.search = seconds_since(t0);
-  report(options, "search", 1.0);
+  meter.done = meter.total;
+  meter.report("search", 1.0);
 
   if (found) {
     t0 = clock_type::now();
     result.subset = recover_subset(inst, found_a, found_b, true);  // the host is idle meanwhile
     result.feasible = true;
     result.seconds.recover = seconds_since(t0);
-    report(options, "recover", 1.0);
+    meter.report("recover", 1.0);
   }
   result.seconds.total = seconds_since(start);
   return result;

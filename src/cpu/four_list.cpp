@@ -6,8 +6,11 @@
 // an index IS the subset (certificates need no search). With a prime M near 2^(n/4), every
 // solution a + b + c + d = t has a + b = r (mod M) for exactly one residue r. For each r:
 //   right side: every (c, d) with c + d = t - r (mod M) and c + d <= t, in a hash table by
-//               sum (L4 is bucketed by residue, so the d's that fit a c are one bucket);
-//   left side:  every (a, b) with a + b = r (mod M), each looked up for t - (a + b).
+//               sum (L4 is bucketed by residue, so the d's that fit a c are one bucket), one
+//               entry per distinct sum with its multiplicity;
+//   left side:  every (a, b) with a + b = r (mod M), each looked up for t - (a + b): a count
+//               adds the entry's multiplicity, so runs of equal sums (many zero or equal
+//               weights) cost one lookup, not one step per quadruple.
 // Each class holds about 2^(n/2) / M ~ 2^(n/4) pairs; the residues are independent and are
 // shared out among the threads. Over all r every (a, b) and (c, d) pair is formed once: time
 // O(2^(n/2)), like the two lists, in cache-sized pieces.
@@ -21,6 +24,7 @@
 #include <cmath>
 #include <cstdint>
 #include <mutex>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -59,40 +63,72 @@ double planned_bytes(std::size_t n, unsigned threads, int bits) {
   quarters_of(n, q);
   const double m = std::ldexp(1.0, bits);
   // Four lists of (16-byte sum, residue, order), two bucket arrays, and per thread one class:
-  // twice its expected right-side entries (24 bytes) and their hash slots (2 x 4 bytes).
+  // twice its expected right-side entries (48 bytes) and their hash slots (up to 4 x 4 bytes).
   double lists = 2 * (m + 1) * 4;
   for (const quarter& k : q) lists += std::ldexp(1.0, int(k.count)) * (16 + 4 + 4);
-  const double per_thread = 2 * std::ldexp(1.0, int(q[2].count + q[3].count)) / m * (24 + 8) + 4096;
+  const double per_thread = 2 * std::ldexp(1.0, int(q[2].count + q[3].count)) / m * (48 + 16) + 4096;
   return lists + double(threads) * per_thread;
 }
 
-// The right side of one residue class: (c + d, c's mask, d's mask), chained by sum.
+// The right side of one residue class: one entry per distinct c + d, with how many (c, d)
+// pairs have it and the masks of two of them; open addressing, at most half full.
 template <class Sum>
 struct right_table {
   struct entry {
     Sum sum;
-    std::uint32_t m3, m4;
-    std::uint32_t next;  // chain within a slot; no_entry ends it
+    std::uint64_t count;     // pairs with this sum: below 2^60 (quarters of at most 30 items)
+    std::uint32_t m3, m4;    // the first pair
+    std::uint32_t m3b, m4b;  // a second (count >= 2): the certificate when the first pair
+                             // only completes the empty subset
   };
   static constexpr std::uint32_t no_entry = 0xffffffffu;
   std::vector<entry> entries;
-  std::vector<std::uint32_t> head;
+  std::vector<std::uint32_t> slots;  // entry indices, no_entry where free
   std::size_t mask = 0;
 
   static std::size_t slot_of(Sum s, std::size_t mask) {
     const std::uint64_t x = static_cast<std::uint64_t>(s) ^ static_cast<std::uint64_t>(s >> 1 >> 63);
     return static_cast<std::size_t>((x * 0x9e3779b97f4a7c15ull) >> 20) & mask;  // Fibonacci hashing
   }
-  // Links the entries into 2x as many slots.
-  void index() {
-    std::size_t slots = 16;
-    while (slots < 2 * entries.size()) slots *= 2;
-    mask = slots - 1;
-    head.assign(slots, no_entry);
+  // Empties the table, sized for `expected` distinct sums (a heavy class grows it).
+  void clear(double expected) {
+    std::size_t size = 16;
+    while (double(size) < 2 * expected) size *= 2;
+    if (slots.size() != size) {
+      slots.assign(size, no_entry);
+    } else {
+      std::fill(slots.begin(), slots.end(), no_entry);
+    }
+    mask = size - 1;
+    entries.clear();
+  }
+  void add(Sum sum, std::uint32_t m3, std::uint32_t m4) {
+    std::size_t s = slot_of(sum, mask);
+    for (; slots[s] != no_entry; s = (s + 1) & mask) {
+      entry& x = entries[slots[s]];
+      if (x.sum != sum) continue;
+      if (x.count++ == 1) x.m3b = m3, x.m4b = m4;
+      return;
+    }
+    slots[s] = static_cast<std::uint32_t>(entries.size());
+    entries.push_back({sum, 1, m3, m4, 0, 0});
+    if (2 * entries.size() > slots.size()) grow();
+  }
+  const entry* find(Sum sum) const {
+    for (std::size_t s = slot_of(sum, mask); slots[s] != no_entry; s = (s + 1) & mask) {
+      if (entries[slots[s]].sum == sum) return &entries[slots[s]];
+    }
+    return nullptr;
+  }
+
+ private:
+  void grow() {
+    slots.assign(2 * slots.size(), no_entry);
+    mask = slots.size() - 1;
     for (std::uint32_t e = 0; e < entries.size(); ++e) {
-      const std::size_t s = slot_of(entries[e].sum, mask);
-      entries[e].next = head[s];
-      head[s] = e;
+      std::size_t s = slot_of(entries[e].sum, mask);
+      while (slots[s] != no_entry) s = (s + 1) & mask;
+      slots[s] = e;
     }
   }
 };
@@ -127,40 +163,63 @@ solution solve_four_flipped(const cpu& policy, const flipped_instance<Sum>& inst
 
   t0 = clock_type::now();
   const unsigned threads = result.threads;
-  std::atomic<bool> stop{false}, found{false}, cancelled{false};
+  std::atomic<bool> stop{false}, found{false}, cancelled{false}, out_of_memory{false};
   std::mutex lock;
   std::uint32_t answer[4] = {0, 0, 0, 0};
   std::vector<uint128> partial(threads, 0);
   std::atomic<std::uint64_t> classes_done{0};
+  // Right-side entries a class expects: the table starts at that size.
+  const double expected = std::ldexp(1.0, int(q[2].count + q[3].count)) / double(m);
+  // Stop looking: a certificate was found (no count), or the caller cancelled. Polled per
+  // outer sum, so that one heavy class (all sums in a few residues) is left within ms too.
+  const auto halted = [&] {
+    if (stop.load(std::memory_order_relaxed)) return true;
+    if (options.cancel && options.cancel->load(std::memory_order_relaxed)) {
+      cancelled.store(true);
+      stop.store(true);
+      return true;
+    }
+    return false;
+  };
+  const std::uint32_t right_trivial[2] = {trivial[2], trivial[3]};
+  if (options.on_progress) options.on_progress(progress{"search", 0.0, 0.0});  // before any class ends
 #pragma omp parallel num_threads(threads)
   {
     right_table<Sum> table;
     uint128 count = 0;
 #pragma omp for schedule(dynamic, 16)
     for (std::uint64_t r = 0; r < m; ++r) {
-      if (stop.load(std::memory_order_relaxed)) continue;
-      if (options.cancel && options.cancel->load(std::memory_order_relaxed)) {
-        cancelled.store(true);
-        stop.store(true);
-        continue;
-      }
+      if (halted()) continue;
       // Right side: c + d = t - r (mod M).
       const std::uint64_t want = (t_mod + m - r) % m;
-      table.entries.clear();
-      for (std::uint32_t m3 = 0; m3 < l3.sum.size(); ++m3) {
-        const std::uint64_t need = residue_minus(want, l3.residue[m3], m);
-        const Sum c = l3.sum[m3];
-        if (c > t) continue;
-        for (std::uint32_t k = l4.offset[need]; k < l4.offset[need + 1]; ++k) {
-          const std::uint32_t m4 = l4.by_residue[k];
-          const Sum d = l4.sum[m4];
-          if (d <= t - c) table.entries.push_back({c + d, m3, m4, 0});
+      bool abandoned = false;
+      // A heavy class (many distinct sums in few residues) may outgrow the plan: no exception
+      // may leave the parallel region, so it is carried out by a flag.
+      try {
+        table.clear(expected);
+        for (std::uint32_t m3 = 0; m3 < l3.sum.size(); ++m3) {
+          if (halted()) {
+            abandoned = true;
+            break;
+          }
+          const std::uint64_t need = residue_minus(want, l3.residue[m3], m);
+          const Sum c = l3.sum[m3];
+          if (c > t) continue;
+          for (std::uint32_t k = l4.offset[need]; k < l4.offset[need + 1]; ++k) {
+            const std::uint32_t m4 = l4.by_residue[k];
+            const Sum d = l4.sum[m4];
+            if (d <= t - c) table.add(c + d, m3, m4);
+          }
         }
+      } catch (const std::bad_alloc&) {
+        out_of_memory.store(true);
+        stop.store(true);
+        abandoned = true;
       }
+      if (abandoned) continue;
       if (!table.entries.empty()) {
-        table.index();
         // Left side: a + b = r (mod M), each looked up for t - (a + b).
-        for (std::uint32_t m1 = 0; m1 < l1.sum.size() && !stop.load(std::memory_order_relaxed); ++m1) {
+        for (std::uint32_t m1 = 0; m1 < l1.sum.size() && !halted(); ++m1) {
           const Sum a = l1.sum[m1];
           if (a > t) continue;
           const std::uint64_t need = residue_minus(r, l1.residue[m1], m);
@@ -168,36 +227,46 @@ solution solve_four_flipped(const cpu& policy, const flipped_instance<Sum>& inst
             const std::uint32_t m2 = l2.by_residue[k];
             const Sum b = l2.sum[m2];
             if (b > t - a) continue;
-            const Sum rest = t - a - b;
-            for (std::uint32_t e = table.head[right_table<Sum>::slot_of(rest, table.mask)]; e != right_table<Sum>::no_entry;
-                 e = table.entries[e].next) {
-              const auto& x = table.entries[e];
-              if (x.sum != rest) continue;
-              if (inst.exclude_trivial && m1 == trivial[0] && m2 == trivial[1] && x.m3 == trivial[2] &&
-                  x.m4 == trivial[3]) {
-                continue;  // the empty subset
+            const auto* x = table.find(t - a - b);
+            if (!x) continue;
+            // The empty subset (zero-sum): with the flipped items' (a, b) the entry holds the
+            // flipped items' (c, d) too (same class, same sum); that one quadruple is not a
+            // solution.
+            const bool trivial_left = inst.exclude_trivial && m1 == trivial[0] && m2 == trivial[1];
+            const std::uint64_t solutions = x->count - (trivial_left ? 1 : 0);
+            if (solutions == 0) continue;
+            count += solutions;
+            if (!found.load(std::memory_order_relaxed)) {  // the first match is the certificate
+              const bool first_trivial = trivial_left && x->m3 == right_trivial[0] && x->m4 == right_trivial[1];
+              std::lock_guard<std::mutex> guard(lock);
+              if (!found.load()) {
+                answer[0] = m1, answer[1] = m2;
+                answer[2] = first_trivial ? x->m3b : x->m3;
+                answer[3] = first_trivial ? x->m4b : x->m4;
+                found.store(true);
+                if (!options.count) stop.store(true);  // a count goes on through every class
               }
-              if (options.count) ++count;
-              if (!found.load(std::memory_order_relaxed)) {  // the first match is the certificate
-                std::lock_guard<std::mutex> guard(lock);
-                if (!found.load()) {
-                  answer[0] = m1, answer[1] = m2, answer[2] = x.m3, answer[3] = x.m4;
-                  found.store(true);
-                  if (!options.count) stop.store(true);  // a count goes on through every class
-                }
-              }
-              if (!options.count) break;
             }
           }
         }
       }
       const std::uint64_t done = classes_done.fetch_add(1) + 1;
-      if (omp_get_thread_num() == 0 && options.on_progress) options.on_progress(progress{"search", double(done) / double(m)});
+      if (omp_get_thread_num() == 0 && options.on_progress) {
+        progress pr{"search", double(done) / double(m)};
+        pr.overall = pr.fraction;  // the classes are the work: the quarter lists are 2^(n/4) sums
+        options.on_progress(pr);
+      }
     }
     partial[omp_get_thread_num()] = count;
   }
   if (cancelled.load()) throw interrupted();
+  if (out_of_memory.load()) throw std::bad_alloc();  // ssum::solve names the plan's bytes
   result.seconds.search = seconds_since(t0);
+  if (options.on_progress) {
+    progress pr{"search", 1.0};
+    pr.overall = 1.0;
+    options.on_progress(pr);
+  }
 
   if (options.count) {
     uint128 total = 0;
@@ -239,15 +308,13 @@ solution solve_four_list(const cpu& policy, const problem& p, const solve_option
     result.seconds.total = seconds_since(start);
     return result;
   }
-  const double available = options.memory_limit ? double(options.memory_limit) : 0.95 * double(available_host_memory());
+  const double available = host_plan_room(options.memory_limit);
   const unsigned threads = resolved_threads(policy);
   int bits = preferred_modulus_bits(n);
   while (planned_bytes(n, threads, bits) > available && bits < largest_modulus_bits(n)) ++bits;
   const double bytes = planned_bytes(n, threads, bits);
   if (bytes > available) {
-    throw insufficient_memory("the four-list algorithm needs " + std::to_string(std::llround(bytes / 1048576.0)) +
-                                  " MiB; " + std::to_string(std::llround(available / 1048576.0)) + " MiB are available",
-                              bytes, available);
+    throw insufficient_memory::needs("the four-list algorithm for n = " + std::to_string(n), bytes, available);
   }
   solution result = totals.total_abs > uint128(UINT64_MAX)
                         ? solve_four_flipped(policy, flip<uint128>(p, target), bits, options)

@@ -41,9 +41,31 @@ double seconds_since(clock_type::time_point start) {
   return std::chrono::duration<double>(clock_type::now() - start).count();
 }
 
-void report(const solve_options& options, const char* stage, double fraction) {
-  if (options.on_progress) options.on_progress(progress{stage, fraction});
-}
+// The whole solve's work, for progress that is proportional to it (ssum::progress): in units
+// of one sum written by a merge; level k of a list's generation writes up to 2^(k+1) sums, a
+// search step over both lists costs about a fifth of that (measured at n = 48: 1.8 s for 2^26
+// merged sums, 0.17 s for 2^25 walk steps), a count step (one walk, no lanes) twice as much.
+constexpr double walk_step_weight = 0.2, count_step_weight = 0.4;
+
+struct work_meter {
+  const solve_options& options;
+  double total = 1;
+  double done = 0;  // units of the stages finished
+  // Reports `stage`, `units` of its `stage_units` done.
+  void report(const char* stage, double units, double stage_units) const {
+    if (!options.on_progress) return;
+    progress pr{stage, stage_units > 0 ? std::min(1.0, units / stage_units) : 1.0};
+    pr.overall = total > 0 ? std::min(1.0, (done + units) / total) : 1.0;
+    options.on_progress(pr);
+  }
+  void finish_stage(const char* stage, double stage_units) {
+    report(stage, stage_units, stage_units);
+    done += stage_units;
+  }
+};
+
+// What a list of `items` items weighs in generation: 2 + 4 + ... + 2^items.
+double generation_weight(std::size_t items) { return std::ldexp(2.0, int(items)) - 2; }
 
 // The instance after the flip: every weight non-negative, target adjusted.
 // Large lists live in memory backed by transparent huge pages where the kernel allows it:
@@ -69,16 +91,30 @@ struct huge_array {
 // Lanes per thread in the merges (ssum's host merge) and in the search walks below.
 constexpr int lanes_per_thread = detail::cpu_merge_lanes_per_thread;
 
+// What the threads of one generation share: the cancel decision, chunks of the current
+// level done (for progress) and the work meter, whose `done` only the reporting thread moves.
+struct generation_shared {
+  std::atomic<bool> cancelled{false};
+  std::atomic<std::size_t> chunks_done{0};
+  work_meter& meter;
+};
+
+// Sums one chunk of a level merges: 2^21 (about 10 ms of one thread), so that a thread looks
+// at the cancel flag and progress moves many times within a level of 2^29 sums.
+constexpr std::size_t chunk_sums = std::size_t{1} << 21;
+
 // Sorted sums of all subsets of w[0, count) that do not exceed `limit`, built level by
 // level: out = merge(L, L + w) with both inputs cut at `limit`. Two buffers alternate so
 // that the final level lands in `list`; the other one needs half the final size.
 // Called by every thread of the caller's parallel region: one region for all levels, with
 // barriers between levels, because waking a sleeping team for each level costs
 // milliseconds on a virtual machine, more than a level's merge. Returns the same size to
-// every thread, or 0 to all once `cancelled` is raised.
+// every thread, or 0 to all once `shared.cancelled` is raised.
 template <class Sum>
 std::size_t generate_sums(const Sum* w, std::size_t count, Sum limit, Sum* list, Sum* scratch,
-                          const solve_options& options, const char* stage, std::atomic<bool>& cancelled) {
+                          const solve_options& options, const char* stage, generation_shared& shared) {
+  std::atomic<bool>& cancelled = shared.cancelled;
+  work_meter& meter = shared.meter;
   // Level `count - 1` must write into `list`: start in whichever buffer makes that so.
   Sum* cur = (count % 2 == 0) ? list : scratch;
   Sum* nxt = (count % 2 == 0) ? scratch : list;
@@ -97,15 +133,29 @@ std::size_t generate_sums(const Sum* w, std::size_t count, Sum limit, Sum* list,
     const auto b_at = [in, wi](std::size_t j) { return in[j] + wi; };
     // Merge path splits the level into chunks of lanes_per_thread lanes each. Chunks are
     // dealt out dynamically, several per thread, so that a thread slowed down by another
-    // process on its core does not hold the whole level up. Small levels are one chunk.
-    const std::size_t chunks = total < (std::size_t{1} << 15) ? 1 : threads * 8;
+    // process on its core does not hold the whole level up; at most chunk_sums each, so that
+    // every thread polls the cancel flag often. Small levels are one chunk.
+    const std::size_t chunks =
+        total < (std::size_t{1} << 15) ? 1 : std::max(threads * 8, (total + chunk_sums - 1) / chunk_sums);
+    const double level_weight = std::ldexp(2.0, int(item)), list_weight = generation_weight(count);
     const detail::merge_keys_io<Sum, const Sum*, decltype(b_at)> io{in, b_at, nxt};
 #pragma omp for schedule(dynamic, 1)
     for (std::size_t c = 0; c < chunks; ++c) {
+      // A cancelled level is left unfinished: its output is never read.
+      if (cancelled.load(std::memory_order_relaxed)) continue;
+      if (options.cancel && options.cancel->load(std::memory_order_relaxed)) {
+        cancelled.store(true);
+        continue;
+      }
       detail::merge_lane lane[lanes_per_thread];
       detail::cpu_merge_cut<lanes_per_thread>(static_cast<unsigned>(c), static_cast<unsigned>(chunks), in, na, b_at,
                                               nb, std::less<Sum>{}, lane);
       detail::cpu_merge_lanes<lanes_per_thread>(io, lane, std::less<Sum>{});
+      const std::size_t done = shared.chunks_done.fetch_add(1, std::memory_order_relaxed) + 1;
+      // Within a long level the team's first thread reports (never two threads at once).
+      if (chunks > 1 && omp_get_thread_num() == 0) {
+        meter.report(stage, generation_weight(item) + level_weight * double(done) / double(chunks), list_weight);
+      }
     }
     std::swap(cur, nxt);
     size = total;
@@ -113,7 +163,12 @@ std::size_t generate_sums(const Sum* w, std::size_t count, Sum limit, Sum* list,
     // the decision visible to all.
 #pragma omp single
     {
-      report(options, stage, double(item + 1) / double(count));
+      shared.chunks_done.store(0, std::memory_order_relaxed);
+      if (item + 1 < count) {
+        meter.report(stage, generation_weight(item + 1), list_weight);
+      } else {
+        meter.finish_stage(stage, list_weight);
+      }
       if (options.cancel && options.cancel->load(std::memory_order_relaxed)) cancelled.store(true);
     }
     if (cancelled.load()) return 0;
@@ -259,11 +314,13 @@ void walk_lanes(search_state<Sum>& st, walk* lane, const std::atomic<bool>* canc
 // only drops pairs that cannot match, so the sum over the surviving pairs is exact.
 // (Not ssum::count_pair_sums: that one counts in 64 bits and needs std::numeric_limits of its
 // type, which strict C++20 does not give unsigned __int128, the wide lists' sum type.)
+// Stops early (a partial count) once `cancel` is raised: it looks every 2^16 steps.
 template <class Sum>
-uint128 count_block_pair(const Sum* a, const Sum* b, const block_pair& bp, Sum t) {
+uint128 count_block_pair(const Sum* a, const Sum* b, const block_pair& bp, Sum t, const std::atomic<bool>* cancel) {
   uint128 count = 0;
   std::size_t i = bp.a_lo, j = bp.b_hi;  // j: one past the B row under the pointer
-  while (i < bp.a_hi && j > bp.b_lo) {
+  for (std::uint32_t steps = 0; i < bp.a_hi && j > bp.b_lo; ++steps) {
+    if ((steps & 0xffffu) == 0xffffu && cancel && cancel->load(std::memory_order_relaxed)) return count;
     const Sum s = a[i] + b[j - 1];
     if (s < t) {
       ++i;
@@ -294,23 +351,30 @@ solution solve_flipped(const cpu& policy, const flipped_instance<Sum>& inst, con
   const std::size_t na_items = inst.half, nb_items = n - inst.half;
   const std::size_t cap_a = std::size_t{1} << na_items, cap_b = std::size_t{1} << nb_items;
 
+  // The work ahead, for progress: both generations, the count, the search (the walks over
+  // both lists, at most; a search that finds a match early ends sooner).
+  const double walk_weight = walk_step_weight * (double(cap_a) + double(cap_b));
+  const double count_weight = options.count ? count_step_weight * (double(cap_a) + double(cap_b)) : 0;
+  work_meter meter{options};
+  meter.total = generation_weight(na_items) + generation_weight(nb_items) + count_weight + walk_weight;
+
   // Generation. Peak memory: list A, list B and one half-size scratch buffer.
   auto t0 = clock_type::now();
   huge_array<Sum> list_a(cap_a), list_b(cap_b);
   std::size_t size_a = 0, size_b = 0;
   {
     huge_array<Sum> scratch(cap_b / 2);
-    std::atomic<bool> cancelled{false};
+    generation_shared shared{{false}, {0}, meter};
     // Lists below 2^16 sums are generated faster by one thread than a team can synchronise.
 #pragma omp parallel num_threads(cap_b < (std::size_t{1} << 16) ? 1u : threads)
     {
       const std::size_t sa = generate_sums(inst.weights.data(), na_items, inst.target, list_a.get(), scratch.get(),
-                                           options, "generate A", cancelled);
+                                           options, "generate A", shared);
       const std::size_t sb = generate_sums(inst.weights.data() + na_items, nb_items, inst.target, list_b.get(),
-                                           scratch.get(), options, "generate B", cancelled);
+                                           scratch.get(), options, "generate B", shared);
       if (omp_get_thread_num() == 0) size_a = sa, size_b = sb;
     }
-    if (cancelled.load()) throw interrupted();
+    if (shared.cancelled.load()) throw interrupted();
   }
   result.seconds.generate = seconds_since(t0);
 
@@ -321,7 +385,7 @@ solution solve_flipped(const cpu& policy, const flipped_instance<Sum>& inst, con
   const Sum t = inst.target;
   const std::vector<block_pair> pairs = prune_block_pairs(a, size_a, b, size_b, t, std::size_t{64} * threads);
   result.seconds.prune = seconds_since(t0);
-  report(options, "prune", 1.0);
+  meter.finish_stage("prune", 0);
 
   // Counting (on request): every block pair, in parallel; per-thread partial sums because
   // OpenMP has no reduction over 128-bit integers.
@@ -330,6 +394,8 @@ solution solve_flipped(const cpu& policy, const flipped_instance<Sum>& inst, con
     const unsigned team = size_a + size_b < (std::size_t{1} << 15) ? 1u : threads;
     std::vector<uint128> partial(team, 0);
     std::atomic<bool> cancelled{false};
+    std::atomic<std::size_t> pairs_done{0};
+    meter.report("count", 0, count_weight);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(team)
     for (std::size_t q = 0; q < pairs.size(); ++q) {
       if (cancelled.load(std::memory_order_relaxed)) continue;
@@ -337,9 +403,14 @@ solution solve_flipped(const cpu& policy, const flipped_instance<Sum>& inst, con
         cancelled.store(true);
         continue;
       }
-      partial[omp_get_thread_num()] += count_block_pair(a, b, pairs[q], t);
+      partial[omp_get_thread_num()] += count_block_pair(a, b, pairs[q], t, options.cancel);
+      const std::size_t done = pairs_done.fetch_add(1) + 1;
+      if (omp_get_thread_num() == 0) {
+        meter.report("count", count_weight * double(done) / double(pairs.size()), count_weight);
+      }
     }
-    if (cancelled.load()) throw interrupted();
+    // A block pair cut short by the flag leaves a partial count: look at the flag itself.
+    if (cancelled.load() || (options.cancel && options.cancel->load())) throw interrupted();
     uint128 total = 0;
     for (const uint128 c : partial) total += c;
     // Without a target the empty subset does not count; it always sums to 0, so it is in the
@@ -347,7 +418,7 @@ solution solve_flipped(const cpu& policy, const flipped_instance<Sum>& inst, con
     if (inst.exclude_trivial) total -= 1;
     result.count = total;
     result.seconds.count = seconds_since(t0);
-    report(options, "count", 1.0);
+    meter.finish_stage("count", count_weight);
   }
 
   // Search.
@@ -367,11 +438,11 @@ solution solve_flipped(const cpu& policy, const flipped_instance<Sum>& inst, con
     }
     walk_lanes<lanes_per_thread>(st, lane, options.cancel);
     const std::size_t done = groups_done.fetch_add(1) + 1;
-    if (omp_get_thread_num() == 0) report(options, "search", double(done) / double(groups));
+    if (omp_get_thread_num() == 0) meter.report("search", walk_weight * double(done) / double(groups), walk_weight);
   }
   if (st.cancelled.load()) throw interrupted();
   result.seconds.search = seconds_since(t0);
-  report(options, "search", 1.0);
+  meter.finish_stage("search", walk_weight);
   const bool found = st.found.load();
   const Sum found_a = st.found_a, found_b = st.found_b;
 
@@ -383,7 +454,7 @@ solution solve_flipped(const cpu& policy, const flipped_instance<Sum>& inst, con
     result.subset = recover_subset(inst, found_a, found_b, threads > 1);
     result.feasible = true;
     result.seconds.recover = seconds_since(t0);
-    report(options, "recover", 1.0);
+    meter.finish_stage("recover", 0);
   }
   result.seconds.total = seconds_since(start);
   return result;
@@ -427,13 +498,9 @@ solution solve_two_list(const cpu& policy, const problem& p, const solve_options
     result.seconds.total = std::chrono::duration<double>(clock_type::now() - start).count();
     return result;
   }
-  const double available =
-      options.memory_limit ? double(options.memory_limit) : 0.95 * double(available_host_memory());
+  const double available = host_plan_room(options.memory_limit);
   if (n > 120 || bytes > available) {
-    throw insufficient_memory("the two-list algorithm needs " + std::to_string(std::llround(bytes / 1048576.0)) +
-                                  " MiB for n = " + std::to_string(n) + " but " +
-                                  std::to_string(std::llround(available / 1048576.0)) + " MiB are available",
-                              bytes, available);
+    throw insufficient_memory::needs("the two-list algorithm for n = " + std::to_string(n), bytes, available);
   }
   solution result = plan.wide ? solve_flipped(policy, flip<uint128>(p, target), options)
                               : solve_flipped(policy, flip<std::uint64_t>(p, target), options);

@@ -70,10 +70,8 @@ class device_memory {
     if (e == cudaErrorMemoryAllocation) {
       (void)cudaGetLastError();  // not sticky: clear it and report the plan's numbers
       slot_.data = nullptr;
-      throw insufficient_memory("device " + std::to_string(device_) + " could not allocate the " +
-                                    std::to_string(static_cast<long long>(bytes / 1048576)) +
-                                    " MiB that the plan needs",
-                                bytes, available_bytes());
+      throw insufficient_memory::needs("the plan on CUDA device " + std::to_string(device_) + " (cudaMalloc failed)",
+                                       bytes, available_bytes());
     }
     SSUM_CUDA_CHECK(e);
     slot_.bytes = want;

@@ -1,0 +1,208 @@
+// `ssum solve` as a user runs it: Ctrl-C in every long stage, memory limits of the process,
+// the wording of refusals, and --progress off a terminal.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli_runner.hpp"
+
+namespace {
+
+using namespace ssum_cli_test;
+using clock_type = std::chrono::steady_clock;
+
+struct interrupted_run {
+  int code = -1;
+  double latency = 0;  // seconds from SIGINT to the process's exit
+  std::string out, err;
+};
+
+// Starts `ssum solve --progress ARGS` with stderr in a file, waits until a progress line names
+// `stage` (the solve has really reached it; polled every 5 ms), waits `into` times the time that took (to land
+// inside the stage's long steps), then sends SIGINT and times the exit.
+interrupted_run interrupt_in(std::vector<std::string> args, const std::string& name, const std::string& stage,
+                             double into) {
+  args.insert(args.begin(), {"solve", "--progress"});
+  const spawned s = spawn(args, name);
+  EXPECT_NE(s.pid, 0);
+  interrupted_run r;
+  if (s.pid == 0) return r;
+  const auto start = clock_type::now();
+  bool reached = false;
+  int status = 0;
+  while (!reached && clock_type::now() - start < std::chrono::seconds(120)) {
+    if (waitpid(s.pid, &status, WNOHANG) == s.pid) {  // ended before the stage: a test bug
+      ADD_FAILURE() << name << " ended before '" << stage << "': " << read_all(s.err);
+      return r;
+    }
+    reached = read_all(s.err).find(stage) != std::string::npos;
+    if (!reached) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_TRUE(reached) << name << ": no progress line for '" << stage << "' in 120 s: " << read_all(s.err);
+  const double waited = std::chrono::duration<double>(clock_type::now() - start).count();
+  std::this_thread::sleep_for(std::chrono::duration<double>(into * waited));
+  const auto sent = clock_type::now();
+  kill(s.pid, SIGINT);
+  // A solve that ignores SIGINT is killed after 10 s, so that the test ends (and fails).
+  while (waitpid(s.pid, &status, WNOHANG) != s.pid) {
+    if (clock_type::now() - sent > std::chrono::seconds(10)) {
+      kill(s.pid, SIGKILL);
+      waitpid(s.pid, &status, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  r.code = decode_status(status);
+  r.latency = std::chrono::duration<double>(clock_type::now() - sent).count();
+  r.out = read_all(s.out);
+  r.err = read_all(s.err);
+  return r;
+}
+
+// The contract: exit 130 within 0.5 s, nothing on stdout, and on stderr after the progress
+// lines exactly "ssum: interrupted".
+void expect_interrupted(const interrupted_run& r, const std::string& what) {
+  EXPECT_EQ(r.code, 130) << what << ": " << r.err;
+  EXPECT_LT(r.latency, 0.5) << what << ": the solve went on after SIGINT";
+  EXPECT_TRUE(r.out.empty()) << what << ": " << r.out;
+  std::istringstream lines(r.err);
+  std::vector<std::string> all;
+  for (std::string line; std::getline(lines, line);) all.push_back(line);
+  ASSERT_FALSE(all.empty()) << what;
+  EXPECT_EQ(all.back(), "ssum: interrupted") << what << ": " << r.err;
+  EXPECT_EQ(r.err.substr(r.err.size() - std::min<std::size_t>(r.err.size(), 18)), "ssum: interrupted\n") << what;
+  const std::regex progress_line(R"(ssum: \d+\.\d% at .*\(.+\))");
+  for (std::size_t k = 0; k + 1 < all.size(); ++k) {
+    EXPECT_TRUE(std::regex_match(all[k], progress_line)) << what << ": not a progress line: " << all[k];
+  }
+  std::printf("[ latency  ] %s: %.3f s\n", what.c_str(), r.latency);
+}
+
+std::string zeros(std::size_t n, bool with_target) {
+  std::string text = with_target ? "target: 0\n" : "";
+  for (std::size_t i = 0; i < n; ++i) text += "0 ";
+  return text + "\n";
+}
+
+// The two-list's generation: SIGINT inside B's last levels (of 2^26 and 2^27 sums), which
+// take far longer than 0.5 s on a small machine.
+TEST(CliSolve, InterruptDuringTwoListGenerationExits130Promptly) {
+  const fs::path in = write_file("gen54.txt", run("gen random -n 54 --seed 4").out);
+  // B starts when A ends: as long again for B, its last levels in its second half.
+  expect_interrupted(interrupt_in({"--algorithm", "two-list", in.string()}, "gen54", "generate B", 0.6),
+                     "two-list generation, n = 54");
+}
+
+// The two-list's count: 50 zero weights, every block pair one run of equal sums: seconds of
+// counting after a short generation.
+TEST(CliSolve, InterruptDuringTwoListCountExits130Promptly) {
+  const fs::path in = write_file("zeros50.txt", zeros(50, true));
+  expect_interrupted(interrupt_in({"--count", "--algorithm", "two-list", in.string()}, "count50", "count", 0.2),
+                     "two-list count, n = 50 zeros");
+}
+
+// The four-list's count, through many classes (random weights, n = 56) and inside one heavy
+// class (80 zero weights: all 2^40 right-side pairs in class 0).
+TEST(CliSolve, InterruptDuringFourListCountExits130Promptly) {
+  const fs::path random56 = write_file("four56.txt", run("gen random -n 56 --seed 2").out);
+  expect_interrupted(interrupt_in({"--count", "--algorithm", "four-list", random56.string()}, "four56", "search", 0.5),
+                     "four-list count, n = 56 random");
+  const fs::path zeros80 = write_file("zeros80.txt", zeros(80, false));
+  expect_interrupted(interrupt_in({"--count", "--algorithm", "four-list", zeros80.string()}, "four80", "search", 0.5),
+                     "four-list count, n = 80 zeros");
+}
+
+// Under `ulimit -v 8 GiB` the two lists of n = 58 (10 GiB) cannot be had: automatic takes the
+// four-list (a few MiB) and answers; the two-list, named, is refused with both byte counts.
+// (n = 58 rather than 60: the same refusal, the four-list's answer in a quarter of the time.)
+TEST(CliSolve, PlansWithinTheProcessAddressSpaceLimit) {
+  const fs::path r58 = write_file("r58.txt", run("gen random -n 58").out);
+  const std::string limited = "ulimit -v 8388608; ";
+  auto r = run("solve --json " + r58.string(), "", limited);
+  ASSERT_TRUE(r.code == 0 || r.code == 1) << r.code << ": " << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out).at("algorithm"), "four-list");
+  r = run("solve --algorithm two-list " + r58.string(), "", limited);
+  EXPECT_EQ(r.code, 3);
+  EXPECT_TRUE(std::regex_search(r.err, std::regex(R"(needs 10\.0 GiB; [0-9.]+ (GiB|MiB) are available)"))) << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
+// An allocation that fails although the plan fitted (here a heavy class of the four-list:
+// n = 48 takes the modulus 509, so weights that are multiples of 509 put all 2^24 distinct
+// right-side sums in one class, far beyond its plan) exits 3 naming bytes, not "out of memory".
+TEST(CliSolve, FailedAllocationsNameTheBytes) {
+  std::vector<std::uint64_t> w;
+  std::uint64_t x = 12345, total = 0;
+  for (int i = 0; i < 48; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    w.push_back(509 * (1 + (x >> 34)));  // 30-bit multipliers: the 2^24 right sums are distinct
+    total += w.back();
+  }
+  // Half the total, a multiple of 509: the right-side pairs fit under it and lie in one class.
+  std::string text = "target: " + std::to_string(total / 2 / 509 * 509) + "\n";
+  for (const std::uint64_t v : w) text += std::to_string(v) + " ";
+  const fs::path in = write_file("heavy48.txt", text + "\n");
+  const auto r = run("solve --algorithm four-list " + in.string(), "", "ulimit -v 786432; ");
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_TRUE(std::regex_search(r.err, std::regex(R"(ran out of memory beyond its plan of [0-9.]+ [KMG]iB; [0-9.]+ [KMG]iB were available)")))
+      << r.err;
+}
+
+// Byte counts people can read: --memory 1 is "1 byte", not "0 MiB"; a plan beyond 2^64 bytes
+// says so instead of a wrapped negative number.
+TEST(CliSolve, MemoryMessagesNameSensibleSizes) {
+  const std::string r40 = run("gen random -n 40").out;
+  auto r = run("solve --memory 1 -", r40);
+  EXPECT_EQ(r.code, 3);
+  EXPECT_TRUE(std::regex_search(r.err, std::regex(R"(needs [0-9.]+ (KiB|MiB); 1 byte is available)"))) << r.err;
+  r = run("solve --algorithm two-list --memory 1M -", r40);
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.err.find("needs 20.0 MiB; 1.00 MiB are available"), std::string::npos) << r.err;
+  r = run("solve --algorithm two-list -", run("gen random -n 157").out);
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.err.find("needs more than 2^64 bytes"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("-9223372036854775808"), std::string::npos) << r.err;
+}
+
+// Under automatic no algorithm the user did not name is blamed; bad input, as before (2).
+TEST(CliSolve, TooManyItemsUnderAutomaticNamesNoAlgorithm) {
+  std::string ones;
+  ones.reserve(2000000);
+  for (int i = 0; i < 1000000; ++i) ones += "1 ";
+  auto r = run("solve -", ones + "\n");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "ssum: no algorithm here takes more than 120 items with weights like these (n = 1000000)\n");
+  r = run("solve --algorithm four-list -", ones + "\n");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("four-list"), std::string::npos) << "named, it may be named: " << r.err;
+}
+
+// Off a terminal, --progress prints the overall percentage, which never goes back, and the
+// stage beside it.
+TEST(CliSolve, ProgressPercentagesNeverDecrease) {
+  const auto r = run("solve --progress --count -", run("gen random -n 46 --seed 3").out);
+  ASSERT_TRUE(r.code == 0 || r.code == 1) << r.err;
+  const std::regex line(R"(ssum: (\d+\.\d)% at [0-9.]+ s(, about [0-9.]+ s left)? \((generate A|generate B|prune|count|search|recover)\))");
+  std::istringstream lines(r.err);
+  std::vector<double> seen;
+  for (std::string text; std::getline(lines, text);) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(text, m, line)) << text;
+    seen.push_back(std::stod(m[1]));
+  }
+  ASSERT_GE(seen.size(), 4u) << r.err;  // one line per stage at least
+  for (std::size_t k = 1; k < seen.size(); ++k) EXPECT_LE(seen[k - 1], seen[k]) << r.err;
+  EXPECT_LE(seen.back(), 100.0);
+  EXPECT_GT(seen.back(), 50.0) << "the search comes after the generation's work: " << r.err;
+}
+
+}  // namespace
