@@ -396,7 +396,10 @@ int main(int argc, char** argv) {
   } catch (const ssum::cuda_error& e) {
     return fail(no_resources, std::string("CUDA error: ") + e.what());
   } catch (const std::bad_alloc&) {
-    return fail(no_resources, "out of memory");
+    // Outside a solve's plan (the solver turns its own failures into insufficient_memory):
+    // reading the input, say, which is bounded by ssum::max_input_bytes.
+    return fail(no_resources, "out of memory outside the solver's plan; " +
+                                  ssum::format_bytes(double(ssum::available_host_memory())) + " are available");
   } catch (const std::exception& e) {
     return fail(internal, std::string("internal error: ") + e.what());
   }

@@ -1,6 +1,6 @@
 #pragma once
 // Internal: the four-list algorithm (Schroeppel and Shamir 1981, the modular form of
-// design.md section 2) in batches of residue classes, for a device that expands, sorts and
+// docs/algorithms.md) in batches of residue classes, for a device that expands, sorts and
 // matches large arrays: src/cuda/four_list.cu runs it on a GPU; tests/test_four_list_batches.cpp
 // runs it over a host emulation of the same steps (core/four_list_window.hpp).
 //

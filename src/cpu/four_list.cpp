@@ -1,5 +1,5 @@
 // The four-list algorithm on the host (Schroeppel and Shamir 1981, in the modular form of
-// design.md section 2): memory O(2^(n/4)) instead of the two lists' O(2^(n/2)).
+// docs/algorithms.md): memory O(2^(n/4)) instead of the two lists' O(2^(n/2)).
 //
 // The items (made non-negative, core/two_list_instance.hpp) are cut into quarters Q1..Q4;
 // L_k[m] is the sum of the items of Q_k chosen by the bits of m, kept in mask order, so that
