@@ -101,6 +101,7 @@ TEST(CudaFourList, EverySmallSizeManySeeds) {
       const ssum::solution s = solve_tuned(p, four_list(true), tuning_for(seed));
       const std::string what = describe(p) + " tuning " + std::to_string(seed % 3);
       expect_verdict(p, s, expected > 0, what);
+      ASSERT_TRUE(s.count.has_value()) << what;
       ASSERT_EQ(static_cast<std::uint64_t>(*s.count), expected) << what;
       if (::testing::Test::HasFatalFailure()) return;
     }
@@ -116,7 +117,10 @@ TEST(CudaFourList, ZeroSumTrivialQuadruple) {
       ASSERT_EQ(brute_force_count(p) > 0, feasible) << "bad expectation: " << describe(p);
       const ssum::solution s = solve_tuned(p, four_list(tune == 2), tuning_for(tune));
       expect_verdict(p, s, feasible, describe(p));
-      if (tune == 2) EXPECT_EQ(static_cast<std::uint64_t>(*s.count), brute_force_count(p)) << describe(p);
+      if (tune == 2) {
+        ASSERT_TRUE(s.count.has_value()) << describe(p);
+        EXPECT_EQ(static_cast<std::uint64_t>(*s.count), brute_force_count(p)) << describe(p);
+      }
     }
   }
 }
@@ -157,6 +161,7 @@ TEST(CudaFourList, AgreesWithTheDeviceTwoList) {
       const ssum::solution b = solve_tuned(p, four_list(true), tuning);
       const std::string what = std::string(cls) + " n=" + std::to_string(n);
       expect_verdict(p, b, a.feasible, what);
+      ASSERT_TRUE(a.count && b.count) << what;
       EXPECT_EQ(static_cast<std::uint64_t>(*a.count), static_cast<std::uint64_t>(*b.count)) << what;
     }
   }
@@ -173,6 +178,7 @@ TEST(CudaFourList, MidSizeInstanceForSanitizers) {
     const ssum::solution host = ssum::solve(ssum::cpu{}, p, four_list(true));
     const ssum::solution dev = solve_tuned(p, four_list(true), tuning);
     expect_verdict(p, dev, host.feasible, cls);
+    ASSERT_TRUE(dev.count && host.count) << cls;
     EXPECT_EQ(static_cast<std::uint64_t>(*dev.count), static_cast<std::uint64_t>(*host.count)) << cls;
   }
 }
