@@ -256,4 +256,25 @@ TEST(UniqueSolutions, CountsRunsOfEqualSums) {
   }
 }
 
+// The construction the GPU tests rest on (light_heavy: unique by an argument, not by a count),
+// checked where the reference can count: the same light positions as there (the first, the
+// last held and the left-out item of each half), both signs, complements; every host solver
+// finds the one subset and counts it once.
+TEST(UniqueSolutions, LightHeavyDesignIsUniqueByConstruction) {
+  std::mt19937_64 rng(66);
+  for (const std::size_t n : {30, 33}) {
+    const std::size_t h = n / 2;
+    const std::vector<std::size_t> light = {0, h - 2, h - 1, h, n - 2, n - 1};
+    const std::vector<std::vector<std::size_t>> chosen = {{h - 1, n - 1}, {0, h}, {h - 2, n - 2, n - 1}, {}};
+    for (std::size_t c = 0; c < chosen.size(); ++c) {
+      for (const bool complement : {false, true}) {
+        const unique_instance u = ssum_test::light_heavy(rng, n, light, chosen[c], complement, c % 2 == 1);
+        ASSERT_TRUE(ssum::is_certificate(u.p, u.subset)) << u.what;
+        ASSERT_EQ(ssum_test::reference_count(u.p), 1u) << u.what;
+        for (const algo a : {algo::two_list, algo::four_list, algo::merging}) expect_found(u, a, 2, true);
+      }
+    }
+  }
+}
+
 }  // namespace

@@ -162,4 +162,43 @@ inline std::vector<shape> unique_shapes(std::size_t n, std::mt19937_64& rng) {
   return out;
 }
 
+/// Unique by construction, for sizes the reference cannot count (the GPU tests, n = 48..66).
+/// The items at `light` get superincreasing magnitudes (each above the sum of those before
+/// it; their total L below 2^17), every other item a heavy one in [L + 1, L + 2^56]. Proof:
+/// a subset of the magnitudes summing to s <= L holds no heavy item (each exceeds L), and
+/// among the light items only one subset sums to s (superincreasing: the largest light item
+/// is in it exactly when s reaches it, and so on down); the complement is then the only
+/// subset summing to total - s. The target: the sum of `chosen` (light items), or with
+/// `complement` of all items but them. With `mixed_signs` a third of the items are negative:
+/// the flip (magnitudes, target + sum of |negative|) maps the solutions one to one, so the
+/// subset that the flipped instance takes is the one proven unique. n <= 66: the total stays
+/// below 2^63, so that 64-bit sums hold every subset sum of either sign.
+inline unique_instance light_heavy(std::mt19937_64& rng, std::size_t n, const std::vector<std::size_t>& light,
+                                   const std::vector<std::size_t>& chosen, bool complement, bool mixed_signs) {
+  unique_instance u;
+  u.what = "light/heavy n=" + std::to_string(n) + (complement ? " complement" : "") + (mixed_signs ? " mixed signs" : "");
+  std::vector<ssum::int128> magnitude(n, 0);
+  ssum::int128 light_total = 0;
+  for (std::size_t i : light) {
+    magnitude[i] = light_total + 1 + ssum::int128(rng() % 255);
+    light_total += magnitude[i];
+  }
+  std::vector<bool> take(n, complement);  // in the flipped instance
+  for (std::size_t i : chosen) take[i] = !complement;
+  ssum::int128 target = 0;
+  std::vector<bool> in_subset(n);
+  u.p.weights.assign(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (magnitude[i] == 0) magnitude[i] = light_total + 1 + ssum::int128(rng() >> 8);
+    const bool negative = mixed_signs && rng() % 3 == 0;
+    u.p.weights[i] = negative ? -magnitude[i] : magnitude[i];
+    in_subset[i] = take[i] != negative;
+    if (in_subset[i]) target += u.p.weights[i];
+  }
+  u.p.target = target;
+  u.subset = indices_of(in_subset);
+  u.solutions = 1;  // by the argument above
+  return u;
+}
+
 }  // namespace ssum_test
