@@ -9,7 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <functional>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -98,13 +98,17 @@ void expect_missed(const unique_instance& u, algo a, unsigned threads, bool coun
   }
 }
 
-// Every shape of unique_shapes with its complement, and the zero-sum ones, for n items.
-std::vector<unique_instance> instances_for(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<unique_instance> out;
+// Every shape of unique_shapes with its complement, and the zero-sum ones, for n items; built
+// (and counted by the reference) once for all three algorithms.
+const std::vector<unique_instance>& instances_for(std::size_t n) {
+  static std::map<std::size_t, std::vector<unique_instance>> built;
+  if (const auto it = built.find(n); it != built.end()) return it->second;
+  std::mt19937_64 rng(1000 + n);
+  std::vector<unique_instance>& out = built[n];
   for (const ssum_test::shape& s : ssum_test::unique_shapes(n, rng)) {
     for (bool complement : {false, true}) out.push_back(ssum_test::planted_target(rng, s, complement));
-    // Zero-sum: balanced by the last item not taken, or the first (every item: none is left).
+    // Zero-sum: balanced by the last item not taken or, in turn, the first (every item: none is
+    // left), and negated in turn.
     const auto free = ssum_test::indices_of([&] {
       std::vector<bool> v(n);
       for (std::size_t i = 0; i < n; ++i) v[i] = !s.take[i];
@@ -128,7 +132,7 @@ int failures() { return ::testing::UnitTest::GetInstance()->current_test_info()-
 void run_all(algo a, const std::vector<std::size_t>& sizes) {
   std::size_t k = 0;
   for (const std::size_t n : sizes) {
-    for (const unique_instance& u : instances_for(n, 1000 + n)) {
+    for (const unique_instance& u : instances_for(n)) {
       if (u.solutions != 1 || u.miss_solutions != 0) continue;  // reported above
       for (std::size_t t = 0; t < thread_counts.size(); ++t) expect_found(u, a, thread_counts[t], (k + t) % 2 == 1);
       expect_missed(u, a, thread_counts[k % thread_counts.size()], k % 2 == 0);
