@@ -89,10 +89,11 @@ inline unique_instance planted_target(std::mt19937_64& rng, const shape& s, bool
 }
 
 /// Without a target: the only non-empty zero subset is s.take plus the balancing item
-/// `balance` (not taken, weight -(sum of the taken ones)): after the flip the balancing item
-/// alone is the empty subset's image and s.take the solution, both summing to |w_balance|.
-/// Items outside are positive unless s.negative says so. negate: every weight negated, the
-/// same zero subsets, the flipped images mirrored.
+/// `balance` (not taken, weight -(sum of the taken ones)). The taken items are positive, the
+/// others too unless s.negative says so; with none of those negative, after the flip the
+/// balancing item alone is the empty subset's image and s.take the solution, both summing to
+/// |w_balance| (other negatives join both). negate: every weight negated, the same zero
+/// subsets, the flipped images mirrored. "No item" makes the balancing weight 0.
 inline unique_instance planted_zero_sum(std::mt19937_64& rng, const shape& s, std::size_t balance, bool negate) {
   const std::size_t n = s.take.size();
   unique_instance u;
