@@ -195,6 +195,7 @@ TEST(FourListBatches, ZeroSumTrivialQuadruple) {
       host_device device(tuning_for(tune));
       const ssum::solution s = run(device, p, counting, tuning_for(tune));
       expect_solution(p, s, feasible, describe(p));
+      if (counting.count) ASSERT_TRUE(s.count.has_value()) << describe(p);
       if (counting.count) EXPECT_EQ(static_cast<std::uint64_t>(*s.count), brute_force_count(p)) << describe(p);
     }
   }
@@ -236,6 +237,7 @@ TEST(FourListBatches, AgreesWithTheHostFourList) {
         const ssum::solution s = run(device, p, counting, tuning);
         const std::string what = std::string(cls) + " n=" + std::to_string(n) + " batch=" + std::to_string(batch);
         expect_solution(p, s, expected.feasible, what);
+        ASSERT_TRUE(s.count && expected.count) << what;
         EXPECT_EQ(static_cast<std::uint64_t>(*s.count), static_cast<std::uint64_t>(*expected.count)) << what;
         EXPECT_EQ(device.unsorted, 0u) << what;
         if (batch && n >= 29) EXPECT_GT(device.builds, 4u) << what;  // 2^15 sums and more per side
@@ -259,6 +261,7 @@ TEST(FourListBatches, PartialSortsOfWideSums) {
     host.algo = ssum::algorithm::four_list;
     const ssum::solution expected = ssum::solve(ssum::cpu{2}, p, host);
     expect_solution(p, s, expected.feasible, "n=" + std::to_string(n));
+    ASSERT_TRUE(s.count && expected.count);
     EXPECT_EQ(static_cast<std::uint64_t>(*s.count), static_cast<std::uint64_t>(*expected.count));
     EXPECT_GT(device.partial_sorts, 0u);
     EXPECT_EQ(device.unsorted, 0u);
@@ -328,6 +331,7 @@ TEST(FourListBatches, LongRunsFallBackToAFullSort) {
     counting.count = true;
     const ssum::solution s = run(device, p, counting, tuning);
     expect_solution(p, s, brute_force_count(p) > 0, describe(p));
+    ASSERT_TRUE(s.count.has_value()) << describe(p);
     EXPECT_EQ(static_cast<std::uint64_t>(*s.count), brute_force_count(p)) << describe(p);
     EXPECT_EQ(device.unsorted, 0u);
     long_runs += device.long_runs;

@@ -4,6 +4,7 @@
 // run fix-up), memory limits, refusals, cancel. Skipped without a device.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <optional>
@@ -12,12 +13,14 @@
 #include <vector>
 
 #include "core/four_list_cuda.hpp"
+#include "core/four_list_plan.hpp"
 #include "core/two_list_merging.hpp"
 #include "ssum/cuda_device.hpp"
 #include "ssum/errors.hpp"
 #include "ssum/generate.hpp"
 #include "ssum/solve.hpp"
 #include "../small_instances.hpp"
+#include "../unique_instances.hpp"
 
 namespace {
 
@@ -101,6 +104,7 @@ TEST(CudaFourList, EverySmallSizeManySeeds) {
       const ssum::solution s = solve_tuned(p, four_list(true), tuning_for(seed));
       const std::string what = describe(p) + " tuning " + std::to_string(seed % 3);
       expect_verdict(p, s, expected > 0, what);
+      ASSERT_TRUE(s.count.has_value()) << what;
       ASSERT_EQ(static_cast<std::uint64_t>(*s.count), expected) << what;
       if (::testing::Test::HasFatalFailure()) return;
     }
@@ -116,7 +120,10 @@ TEST(CudaFourList, ZeroSumTrivialQuadruple) {
       ASSERT_EQ(brute_force_count(p) > 0, feasible) << "bad expectation: " << describe(p);
       const ssum::solution s = solve_tuned(p, four_list(tune == 2), tuning_for(tune));
       expect_verdict(p, s, feasible, describe(p));
-      if (tune == 2) EXPECT_EQ(static_cast<std::uint64_t>(*s.count), brute_force_count(p)) << describe(p);
+      if (tune == 2) {
+        ASSERT_TRUE(s.count.has_value()) << describe(p);
+        EXPECT_EQ(static_cast<std::uint64_t>(*s.count), brute_force_count(p)) << describe(p);
+      }
     }
   }
 }
@@ -157,6 +164,7 @@ TEST(CudaFourList, AgreesWithTheDeviceTwoList) {
       const ssum::solution b = solve_tuned(p, four_list(true), tuning);
       const std::string what = std::string(cls) + " n=" + std::to_string(n);
       expect_verdict(p, b, a.feasible, what);
+      ASSERT_TRUE(a.count && b.count) << what;
       EXPECT_EQ(static_cast<std::uint64_t>(*a.count), static_cast<std::uint64_t>(*b.count)) << what;
     }
   }
@@ -173,7 +181,57 @@ TEST(CudaFourList, MidSizeInstanceForSanitizers) {
     const ssum::solution host = ssum::solve(ssum::cpu{}, p, four_list(true));
     const ssum::solution dev = solve_tuned(p, four_list(true), tuning);
     expect_verdict(p, dev, host.feasible, cls);
+    ASSERT_TRUE(dev.count && host.count) << cls;
     EXPECT_EQ(static_cast<std::uint64_t>(*dev.count), static_cast<std::uint64_t>(*host.count)) << cls;
+  }
+}
+
+// Exactly one solution (ssum_test::light_heavy: unique by construction, light items at the
+// first and last item of each quarter), counted once through hundreds of small batches: a
+// batch or a class dropped or matched twice shows as a count of 0 or 2. The solution's class
+// (its a + b, items [0, n/2) after the flip, mod M as four_list_in_batches takes M) is moved
+// to the last class, M - 1, and to the first, 0, by adding to one heavy item of the first
+// half (still heavier than all light items together: the argument holds).
+TEST(CudaFourList, UniqueSolutionThroughManyBatches) {
+  SKIP_WITHOUT_DEVICE();
+  const std::size_t n = 48;
+  const std::uint64_t m = ssum::detail::modulus_for(ssum::detail::largest_modulus_bits(n));
+  const std::vector<std::size_t> light = {0, 11, 12, 23, 24, 35, 36, 47};
+  std::mt19937_64 rng(4848);
+  struct plan {
+    std::vector<std::size_t> chosen;
+    bool complement;
+    std::optional<std::uint64_t> cls;  // the class to move the solution to
+  };
+  const std::vector<plan> plans = {{{11, 36}, false, std::nullopt}, {{0, 47}, true, m - 1}, {{23, 24}, true, 0}};
+  for (std::size_t k = 0; k < plans.size(); ++k) {
+    ssum_test::unique_instance u = ssum_test::light_heavy(rng, n, light, plans[k].chosen, plans[k].complement, k == 1);
+    if (plans[k].cls) {
+      // Item 1 is heavy and taken by the flipped instance (a complement takes every heavy item).
+      std::uint64_t left = 0;
+      for (std::size_t i = 0; i < n / 2; ++i) {
+        const bool in_subset = std::binary_search(u.subset.begin(), u.subset.end(), i);
+        if (in_subset != (u.p.weights[i] < 0)) left += static_cast<std::uint64_t>(ssum::magnitude(u.p.weights[i]));
+      }
+      const std::uint64_t delta = (*plans[k].cls + m - left % m) % m;
+      u.p.weights[1] += u.p.weights[1] < 0 ? -int128(delta) : int128(delta);
+      int128 target = 0;
+      for (const std::size_t i : u.subset) target += u.p.weights[i];
+      u.p.target = target;
+      u.what += " class " + std::to_string(*plans[k].cls);
+    }
+    ASSERT_TRUE(ssum::is_certificate(u.p, u.subset)) << u.what;
+    for (const int sort_bits : {0, 8}) {
+      four_list_tuning tuning;
+      tuning.max_batch = 1 << 16;  // 2^24 sums per side: hundreds of batches
+      tuning.sort_bits = sort_bits;
+      const std::string what = u.what + " sort_bits=" + std::to_string(sort_bits);
+      const ssum::solution s = solve_tuned(u.p, four_list(true), tuning);
+      expect_verdict(u.p, s, true, what);
+      EXPECT_EQ(s.subset, u.subset) << what;
+      ASSERT_TRUE(s.count.has_value()) << what;
+      EXPECT_EQ(static_cast<std::uint64_t>(*s.count), 1u) << what;
+    }
   }
 }
 

@@ -15,6 +15,7 @@
 #include "ssum/generate.hpp"
 #include "ssum/solve.hpp"
 #include "../small_instances.hpp"
+#include "../unique_instances.hpp"
 
 namespace {
 
@@ -148,6 +149,47 @@ TEST(CudaSolve, HugeListsUpTo2To32) {
   for (std::size_t n : {64, 66}) {
     const ssum::problem planted = ssum::generate("planted", n, std::nullopt, n);
     expect_verdict(planted, ssum::solve(ssum::cuda{}, planted), true, "planted n=" + std::to_string(n));
+  }
+  ssum::release_cuda_memory();
+}
+
+// Exactly one solution in lists beyond 2^31 sums, where a search that drops sums would answer
+// "infeasible" and a count would come out 0 (the parity no-instances above cannot tell).
+// Unique by construction (ssum_test::light_heavy: superincreasing light items at the first,
+// the last held and the left-out item of each half, all others heavier than their total):
+// the solution at the very start of both lists (only the two left-out items: the shift that
+// adds both) or at their very end (all but those: the largest sum of each list). n = 63:
+// lists of 2^30 and 2^31 sums, counted (count == 1); n = 66: 2^32 each, find only (counts
+// are refused from n = 64 on).
+TEST(CudaSolve, UniqueSolutionsInHugeLists) {
+  SKIP_WITHOUT_DEVICE();
+  const double need = ssum::detail::two_list_merging_planned_bytes(66);
+  if (double(ssum::cuda_devices().front().free_memory) < 1.05 * need) {
+    GTEST_SKIP() << "device has less than " << need / (1 << 30) << " GiB free: huge lists not exercised";
+  }
+  std::mt19937_64 rng(6366);
+  for (const std::size_t n : {63, 66}) {
+    const std::size_t h = n / 2;
+    // List A holds items [0, h - 1), list B [h, n - 1); h - 1 and n - 1 are left out.
+    const std::vector<std::size_t> light = {0, h - 2, h - 1, h, n - 2, n - 1};
+    for (const bool complement : {false, true}) {
+      const ssum_test::unique_instance u = ssum_test::light_heavy(rng, n, light, {h - 1, n - 1}, complement, complement);
+      ASSERT_TRUE(ssum::is_certificate(u.p, u.subset)) << u.what;
+      ssum::solve_options options;
+      options.count = n < 64;
+      ssum::solution s;
+      try {
+        s = ssum::solve(ssum::cuda{}, u.p, options);
+      } catch (const ssum::insufficient_memory& e) {  // another test's lists on the device meanwhile
+        GTEST_SKIP() << u.what << ": " << e.what();
+      }
+      expect_verdict(u.p, s, true, u.what);
+      EXPECT_EQ(s.subset, u.subset) << u.what;
+      if (options.count) {
+        ASSERT_TRUE(s.count.has_value()) << u.what;
+        EXPECT_EQ(static_cast<std::uint64_t>(*s.count), 1u) << u.what;
+      }
+    }
   }
   ssum::release_cuda_memory();
 }
