@@ -182,11 +182,12 @@ TEST(Cli, TooLargeForMemoryExitsThreeWithTheBytes) {
   EXPECT_EQ(count_lines(r.err), 1u);
 }
 
-// --memory: the two lists of n = 40 (20 MiB) do not fit 2M, the four lists do; bad sizes exit 2.
+// --memory: the two lists of n = 40 (20 MiB) do not fit 2M, the four lists do (with 4 threads:
+// each thread plans room for one residue class); bad sizes exit 2.
 TEST(Cli, MemoryLimitPicksTheFourListsOrRefuses) {
   const auto instance = run("gen planted -n 40 --seed 9");
   ASSERT_EQ(instance.code, 0);
-  auto r = run("solve --json --memory 2M -", instance.out);
+  auto r = run("solve --json --threads 4 --memory 2M -", instance.out);
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j.at("algorithm"), "four-list");

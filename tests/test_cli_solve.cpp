@@ -28,10 +28,11 @@ struct interrupted_run {
 
 // Starts `ssum solve --progress ARGS` with stderr in a file, waits until a progress line names
 // `stage` (the solve has really reached it; polled every 5 ms), waits `into` times the time that took (to land
-// inside the stage's long steps), then sends SIGINT and times the exit.
+// inside the stage's long steps), then sends SIGINT and times the exit. On the host with two
+// threads, so that the solve lasts about as long on a 16-core machine as on a 2-core one.
 interrupted_run interrupt_in(std::vector<std::string> args, const std::string& name, const std::string& stage,
                              double into) {
-  args.insert(args.begin(), {"solve", "--progress"});
+  args.insert(args.begin(), {"solve", "--progress", "--backend", "cpu", "--threads", "2"});
   const spawned s = spawn(args, name);
   EXPECT_NE(s.pid, 0);
   interrupted_run r;

@@ -139,12 +139,18 @@ std::optional<algorithm> cuda_choice(const problem& p, const solve_options& opti
   const std::size_t n = p.weights.size();
   if (host_two_list_seconds(n, threads) < cuda_start_seconds) return std::nullopt;
   if (!cuda_compiled()) return std::nullopt;
-  const auto devices = cuda_devices();
-  if (devices.empty()) return std::nullopt;
   const detail::flipped_totals totals = detail::totals_of(p);
-  if (options.algo != algorithm::four_list && cuda_two_list_fits(devices.front().ordinal, p, totals, options)) {
-    return algorithm::two_list;
+  bool two_list_fits = false;
+  try {
+    const auto devices = cuda_devices();
+    if (devices.empty()) return std::nullopt;
+    two_list_fits = options.algo != algorithm::four_list && cuda_two_list_fits(devices.front().ordinal, p, totals, options);
+  } catch (const cuda_error&) {
+    // A device that cannot even be asked (a CUDA context needs far more address space than a
+    // `ulimit -v` may leave) is no device for automatic: the host answers instead.
+    return std::nullopt;
   }
+  if (two_list_fits) return algorithm::two_list;
   if (options.algo == algorithm::two_list || detail::four_list_cuda_refusal(p, totals)) return std::nullopt;
   return algorithm::four_list;
 }
