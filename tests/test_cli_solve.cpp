@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli_runner.hpp"
+#include "ssum/cuda_device.hpp"
 
 namespace {
 
@@ -31,8 +32,8 @@ struct interrupted_run {
 // inside the stage's long steps), then sends SIGINT and times the exit. On the host with two
 // threads, so that the solve lasts about as long on a 16-core machine as on a 2-core one.
 interrupted_run interrupt_in(std::vector<std::string> args, const std::string& name, const std::string& stage,
-                             double into) {
-  args.insert(args.begin(), {"solve", "--progress", "--backend", "cpu", "--threads", "2"});
+                             double into, const std::string& backend = "cpu") {
+  args.insert(args.begin(), {"solve", "--progress", "--backend", backend, "--threads", "2"});
   const spawned s = spawn(args, name);
   EXPECT_NE(s.pid, 0);
   interrupted_run r;
@@ -120,6 +121,15 @@ TEST(CliSolve, InterruptDuringFourListCountExits130Promptly) {
   const fs::path zeros80 = write_file("zeros80.txt", zeros(80, false));
   expect_interrupted(interrupt_in({"--count", "--algorithm", "four-list", zeros80.string()}, "four80", "search", 0.5),
                      "four-list count, n = 80 zeros");
+}
+
+// On the GPU: the four-list's batches (n = 72 counts for seconds on an H200); SIGINT is seen
+// between launches. Skipped without a device.
+TEST(CliSolve, InterruptOnTheGpuExits130Promptly) {
+  if (ssum::cuda_devices().empty()) GTEST_SKIP() << "no CUDA device present: the GPU's interrupt not exercised";
+  const fs::path in = write_file("gpu72.txt", run("gen random -n 72 --seed 3").out);
+  expect_interrupted(interrupt_in({"--count", "--algorithm", "four-list", in.string()}, "gpu72", "search", 0.5, "cuda"),
+                     "GPU four-list count, n = 72");
 }
 
 // Under `ulimit -v 8 GiB` the two lists of n = 58 (10 GiB) cannot be had: automatic takes the
