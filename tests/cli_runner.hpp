@@ -22,6 +22,14 @@ namespace ssum_cli_test {
 
 namespace fs = std::filesystem;
 
+/// Whether the binary under test runs under a sanitizer (it is built with the same flags as the
+/// tests): `ulimit -v` and a sanitizer's shadow memory do not mix.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+inline constexpr bool under_sanitizer = true;
+#else
+inline constexpr bool under_sanitizer = false;
+#endif
+
 struct run_result {
   int code = -1;  // the exit status, or 128 + the signal that ended the process
   std::string out, err;

@@ -136,6 +136,7 @@ TEST(CliSolve, InterruptOnTheGpuExits130Promptly) {
 // four-list (a few MiB) and answers; the two-list, named, is refused with both byte counts.
 // (n = 58 rather than 60: the same refusal, the four-list's answer in a quarter of the time.)
 TEST(CliSolve, PlansWithinTheProcessAddressSpaceLimit) {
+  if (under_sanitizer) GTEST_SKIP() << "ulimit -v and a sanitizer's shadow memory do not mix";
   const fs::path r58 = write_file("r58.txt", run("gen random -n 58").out);
   const std::string limited = "ulimit -v 8388608; ";
   auto r = run("solve --json " + r58.string(), "", limited);
@@ -151,6 +152,7 @@ TEST(CliSolve, PlansWithinTheProcessAddressSpaceLimit) {
 // n = 48 takes the modulus 509, so weights that are multiples of 509 put all 2^24 distinct
 // right-side sums in one class, far beyond its plan) exits 3 naming bytes, not "out of memory".
 TEST(CliSolve, FailedAllocationsNameTheBytes) {
+  if (under_sanitizer) GTEST_SKIP() << "ulimit -v and a sanitizer's shadow memory do not mix";
   std::vector<std::uint64_t> w;
   std::uint64_t x = 12345, total = 0;
   for (int i = 0; i < 48; ++i) {

@@ -57,35 +57,24 @@ struct solving_scope {
 
 constexpr unsigned max_threads = 4096;
 
-// Every byte outside printable ASCII as \xNN: a user's value echoed with a NUL, a newline or an
-// escape sequence in it must not cut, split or colour the one line of a message.
-std::string printable(std::string_view text) {
-  std::string out;
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte >= 0x20 && byte < 0x7f) {
-      out += c;
-    } else {
-      constexpr char hex[] = "0123456789abcdef";
-      out += {'\\', 'x', hex[byte >> 4], hex[byte & 15]};
-    }
-  }
-  return out;
-}
-
 int fail(int code, const std::string& message) {
-  std::cerr << "ssum: " << printable(message) << '\n';
+  std::cerr << "ssum: " << ssum::printable(message) << '\n';
   return code;
 }
 
 // A closed pipe (`ssum gen ... | head -c1`) ends the process by SIGPIPE, quietly, as it ends
 // other filters; this is for a SIGPIPE that was blocked or ignored anyway.
-[[noreturn]] void end_by_broken_pipe() {
+// SIGPIPE at its default and unblocked, whatever the parent left.
+void default_sigpipe() {
   std::signal(SIGPIPE, SIG_DFL);
   sigset_t pipe_only;
   sigemptyset(&pipe_only);
   sigaddset(&pipe_only, SIGPIPE);
   pthread_sigmask(SIG_UNBLOCK, &pipe_only, nullptr);
+}
+
+[[noreturn]] void end_by_broken_pipe() {
+  default_sigpipe();
   std::raise(SIGPIPE);
   std::_Exit(internal);  // not reached
 }
@@ -307,12 +296,7 @@ int run_info() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // SIGPIPE at its default, whatever the parent left: a closed pipe ends ssum quietly.
-  std::signal(SIGPIPE, SIG_DFL);
-  sigset_t pipe_only;
-  sigemptyset(&pipe_only);
-  sigaddset(&pipe_only, SIGPIPE);
-  pthread_sigmask(SIG_UNBLOCK, &pipe_only, nullptr);
+  default_sigpipe();  // a closed pipe ends ssum quietly
   std::atexit(on_exit_during_solve);
 
   // CLI11 reads "--target=" as a bare "--target" and takes the next argument as its value

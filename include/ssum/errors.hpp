@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace ssum {
 
@@ -26,6 +27,23 @@ class input_error : public std::invalid_argument {
 
   std::size_t line_;
 };
+
+/// `text` with every byte outside printable ASCII written as \xNN, as ssum's messages echo
+/// user input: a NUL, a newline or an escape sequence cannot cut, split or colour the line.
+inline std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte < 0x7f) {
+      out += c;
+    } else {
+      constexpr char hex[] = "0123456789abcdef";
+      out += {'\\', 'x', hex[byte >> 4], hex[byte & 15]};
+    }
+  }
+  return out;
+}
 
 /// A byte count for people: "512 bytes", "1.50 KiB", "7.25 MiB", "20.0 GiB", ... (three
 /// significant digits from KiB on), "more than 2^64 bytes" at 2^64 and beyond (plans for

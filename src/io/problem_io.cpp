@@ -37,28 +37,11 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// Bytes outside printable ASCII as \xNN: a NUL, a newline or an escape sequence in a token
-// would cut the message short, split it, or reach the terminal.
-std::string escaped(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte >= 0x20 && byte < 0x7f) {
-      out += c;
-    } else {
-      constexpr char hex[] = "0123456789abcdef";
-      out += {'\\', 'x', hex[byte >> 4], hex[byte & 15]};
-    }
-  }
-  return out;
-}
-
 // A token for a message, cut short so that one garbage megabyte does not become the message.
 std::string in_quotes(std::string_view token) {
   constexpr std::size_t max_shown = 40;
-  if (token.size() > max_shown) return "'" + escaped(token.substr(0, max_shown)) + "...'";
-  return "'" + escaped(token) + "'";
+  if (token.size() > max_shown) return "'" + printable(token.substr(0, max_shown)) + "...'";
+  return "'" + printable(token) + "'";
 }
 
 std::size_t line_of(std::string_view text, std::size_t index) {
@@ -552,7 +535,7 @@ problem read_problem(const std::string& path) { return read_problem(path, std::n
 
 problem read_problem(const std::string& path, const std::optional<int128>& target) {
   const bool from_stdin = path == "-";
-  const std::string source = from_stdin ? "<stdin>" : escaped(path);
+  const std::string source = from_stdin ? "<stdin>" : printable(path);
   input_buffer text;
   if (from_stdin) {
     read_all(STDIN_FILENO, text, "standard input", source);  // a closed one: EBADF, not "empty"
