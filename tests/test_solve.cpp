@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/two_list_merging.hpp"
+#include "host_memory.hpp"
 #include "reference/sequential_two_list.hpp"
 #include "small_instances.hpp"
 #include "ssum/ssum.hpp"
@@ -129,27 +130,7 @@ TEST(SolveCpu, LargeCountsMatchDynamicProgramming) {
   }
 }
 
-// The merge-built two-list of the CUDA solver (core/two_list_merging.hpp), run here over host
-// memory with the host primitives: its glue (buffer parity, the zero-sum pair, counts,
-// certificates) checked against brute force on machines without a device.
-struct host_memory {
-  struct buffer {
-    std::vector<std::uint64_t> data;
-    std::uint64_t* get() { return data.data(); }
-  };
-  void reserve(double) {}
-  buffer alloc(std::size_t elements) { return buffer{std::vector<std::uint64_t>(elements, 0xdeadbeefull)}; }
-  // Three items at once (the CUDA memory takes 11): the glue around the first levels is
-  // exercised for lists shorter and longer than them.
-  std::size_t first_sums_items() { return 3; }
-  void write_first_sums(const std::uint64_t* w, std::size_t m, std::uint64_t* out) {
-    const std::vector<std::uint64_t> sums = ssum_test::sorted_subset_sums(w, m);
-    std::copy(sums.begin(), sums.end(), out);
-  }
-  std::uint64_t read(const std::uint64_t* p, std::size_t k) { return p[k]; }
-  void sync() {}
-  double available_bytes() { return 1e12; }
-};
+using ssum_test::host_memory;  // the merge-built two-list over host memory (host_memory.hpp)
 
 TEST(SolveCpu, MergingTwoListMatchesBruteForce) {
   std::mt19937_64 rng(31337);

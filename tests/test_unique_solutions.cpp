@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/two_list_merging.hpp"
+#include "host_memory.hpp"
 #include "small_instances.hpp"
 #include "ssum/ssum.hpp"
 #include "unique_instances.hpp"
@@ -32,23 +33,7 @@ namespace {
 using ssum::int128;
 using ssum_test::unique_instance;
 
-// The GPU two-list's glue (core/two_list_merging.hpp) over host memory and the host primitives.
-struct host_memory {
-  struct buffer {
-    std::vector<std::uint64_t> data;
-    std::uint64_t* get() { return data.data(); }
-  };
-  void reserve(double) {}
-  buffer alloc(std::size_t elements) { return buffer{std::vector<std::uint64_t>(elements, 0xdeadbeefull)}; }
-  std::size_t first_sums_items() { return 3; }
-  void write_first_sums(const std::uint64_t* w, std::size_t m, std::uint64_t* out) {
-    const std::vector<std::uint64_t> sums = ssum_test::sorted_subset_sums(w, m);
-    std::copy(sums.begin(), sums.end(), out);
-  }
-  std::uint64_t read(const std::uint64_t* p, std::size_t k) { return p[k]; }
-  void sync() {}
-  double available_bytes() { return 1e12; }
-};
+using ssum_test::host_memory;  // the GPU two-list's glue over host memory (host_memory.hpp)
 
 enum class algo { two_list, four_list, merging };
 const char* name_of(algo a) { return a == algo::two_list ? "two-list" : a == algo::four_list ? "four-list" : "merging"; }
