@@ -40,7 +40,7 @@ namespace ssum::cuda_detail {
 /// Launch shapes (threads x items per tile, stages per block, blocks per SM); bench_merge_cuda
 /// times others. `used`: whether the key-only merges of T take merge_tiles_bulk (4-byte keys)
 /// or merge_tiles (8-byte keys, where the bulk kernel measured slower: 1316 against 1225 us
-/// at 2^28 uint64 on the H200, ninth session, before the tile queue). Walk: two stages of
+/// at 2^28 uint64 on the H200, before the tile queue). Walk: two stages of
 /// 256 x 23 8-byte keys, 94 KiB per block.
 template <class T>
 struct merge_bulk_tuning {

@@ -48,7 +48,7 @@ namespace ssum::cuda_detail {
 // KeysOnly (merge, merge_generated) of 4-byte keys takes a larger tile, 256 x 19: with no
 // values to stage it fits (19 KiB), and on the H200 at 2^28 outputs it measured 710 us per
 // call against 766 us for 256 x 15. 8-byte keys keep 256 x 11: 256 x 19 measured 1360
-// against 1244 us in the same session (docs/performance.md).
+// against 1244 us in the same run (docs/performance.md).
 template <class T, bool KeysOnly = false>
 struct merge_tuning {
   static constexpr int threads = 256;
