@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "cuda/merge_bulk_kernels.cuh"
-#include "cuda/merge_kernels.cuh"
+#include "cuda/merge/merge_bulk_kernels.cuh"
+#include "cuda/merge/merge_kernels.cuh"
 #include "cuda_batch_timer.cuh"
 #include "ssum/cuda_device.hpp"
 #include "ssum/merge.hpp"

@@ -11,8 +11,8 @@
 #include <string>
 
 #include "cuda_batch_timer.cuh"
-#include "cuda/block_scan.cuh"
-#include "cuda/scan_kernels.cuh"
+#include "cuda/scan/block_scan.cuh"
+#include "cuda/scan/scan_kernels.cuh"
 #include "ssum/cuda_device.hpp"
 #include "ssum/scan.hpp"
 

@@ -1,5 +1,5 @@
 #pragma once
-// The Memory that core/two_list_merging.hpp asks of its caller, over host vectors and the host
+// The Memory that solver/two_list/two_list_merging.hpp asks of its caller, over host vectors and the host
 // primitives: the CUDA solver's merge-built two-list (buffer parity, the zero-sum pair, counts,
 // certificates) runs on machines without a device and is checked against brute force there.
 #include <algorithm>

@@ -1,5 +1,5 @@
-// The GPU four-list's batches (core/four_list_batches.hpp) run here over a host emulation of
-// the device's steps: the same per-element rules (core/four_list_window.hpp), a stable sort on
+// The GPU four-list's batches (solver/four_list/four_list_batches.hpp) run here over a host emulation of
+// the device's steps: the same per-element rules (solver/four_list/four_list_window.hpp), a stable sort on
 // the top key bits followed by the run fix-up (as CUB's radix sort on those bits and the
 // sort_runs kernel), and the host pair searches. So the glue (batches, splits, the zero-sum
 // quadruple, counts, certificates, memory planning, cancel) is checked against brute force
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "core/four_list_batches.hpp"
+#include "solver/four_list/four_list_batches.hpp"
 #include "small_instances.hpp"
 #include "ssum/ssum.hpp"
 

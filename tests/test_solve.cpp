@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/two_list_merging.hpp"
+#include "solver/two_list/two_list_merging.hpp"
 #include "host_memory.hpp"
 #include "reference/sequential_two_list.hpp"
 #include "small_instances.hpp"

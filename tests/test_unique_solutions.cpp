@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "core/two_list_merging.hpp"
+#include "solver/two_list/two_list_merging.hpp"
 #include "host_memory.hpp"
 #include "small_instances.hpp"
 #include "ssum/ssum.hpp"

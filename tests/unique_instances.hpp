@@ -6,7 +6,7 @@
 // (reference/sequential_two_list.hpp), and a builder draws again in the rare other case.
 //
 // The shapes are chosen in the solver's own coordinates: after the flip (every weight made
-// non-negative, a negative item's choice inverted; core/two_list_instance.hpp), items
+// non-negative, a negative item's choice inverted; solver/two_list/two_list_instance.hpp), items
 // [0, n/2) form list A and [n/2, n) list B, the quarters [0, n/4), [n/4, n/2), ... the
 // four-list's L1..L4. "All of A" puts the solution's a at the end of list A, "none of B" its
 // b at the start of B, and so on.

@@ -55,6 +55,7 @@
 #include <type_traits>
 
 #include "ssum/detail/cpu_merge.hpp"
+#include "ssum/detail/cuda_types.hpp"
 #include "ssum/merge_path.hpp"
 #include "ssum/policy.hpp"
 #include "ssum/sort.hpp"  // ssum::less, ssum::greater
@@ -197,7 +198,7 @@ any_pair_match find_any_pair_sum(const cpu& policy, const T* a, std::size_t na, 
 //   merge_by_key              keys as above, values uint32 or uint64;
 //   find/count_pair_sums,     T in int32, int64, uint32, uint64; the host's exact semantics
 //   find_any_pair_sum         (see the top of this file; counts wrap modulo 2^64 past that).
-// Scheme (src/cuda/merge_kernels.cuh): merge path on the GPU (Odeh et al. 2012; Green, McColl
+// Scheme (src/cuda/merge/merge_kernels.cuh): merge path on the GPU (Odeh et al. 2012; Green, McColl
 // and Bader, "GPU Merge Path", 2012). One kernel finds where each output tile of
 // threads x items elements (256 x 19 for key-only merges of 4-byte keys, 256 x 15 for
 // merge_by_key, 256 x 11 for 8-byte keys) starts in a, searched by warps (32 probes a round);
@@ -215,23 +216,16 @@ any_pair_match find_any_pair_sum(const cpu& policy, const T* a, std::size_t na, 
 
 namespace ssum {
 namespace detail {
-template <class T>
-inline constexpr bool cuda_merge_type =
-    std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t> || std::is_same_v<T, std::uint32_t> ||
-    std::is_same_v<T, std::uint64_t> || std::is_same_v<T, float> || std::is_same_v<T, double>;
 template <class T, class Compare>
 inline constexpr bool cuda_merge_supported =
-    cuda_merge_type<T> && (std::is_same_v<Compare, less> || std::is_same_v<Compare, greater>);
+    cuda_key<T> && (std::is_same_v<Compare, less> || std::is_same_v<Compare, greater>);
 template <class V>
 inline constexpr bool cuda_merge_value = std::is_same_v<V, std::uint32_t> || std::is_same_v<V, std::uint64_t>;
 template <class T, class BAt>
 inline constexpr bool cuda_merge_generator =
     std::is_same_v<BAt, plus_constant<T>> || std::is_same_v<BAt, minus_reversed<T>>;
-template <class T>
-inline constexpr bool cuda_pair_sum_type = std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t> ||
-                                           std::is_same_v<T, std::uint32_t> || std::is_same_v<T, std::uint64_t>;
 
-// Compiled in src/cuda/merge.cu for the supported combinations.
+// Compiled in src/cuda/merge/merge.cu for the supported combinations.
 template <class T, class Compare>
 void cuda_merge(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb, T* d_out,
                 Compare comp);
@@ -303,14 +297,14 @@ std::size_t merge_path_partition(const cuda& policy, const T* d_a, std::size_t n
 /// Waits for the stream (returns a host value).
 template <class T>
 pair_match find_pair_sum(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb, T t) {
-  static_assert(detail::cuda_pair_sum_type<T>, "no CUDA find_pair_sum for this type (see merge.hpp)");
+  static_assert(detail::cuda_integer_key<T>, "no CUDA find_pair_sum for this type (see merge.hpp)");
   return detail::cuda_find_pair_sum(policy, d_a, na, d_b, nb, t);
 }
 
 /// Waits for the stream (returns a host value).
 template <class T>
 std::uint64_t count_pair_sums(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb, T t) {
-  static_assert(detail::cuda_pair_sum_type<T>, "no CUDA count_pair_sums for this type (see merge.hpp)");
+  static_assert(detail::cuda_integer_key<T>, "no CUDA count_pair_sums for this type (see merge.hpp)");
   return detail::cuda_count_pair_sums(policy, d_a, na, d_b, nb, t);
 }
 
@@ -318,7 +312,7 @@ std::uint64_t count_pair_sums(const cuda& policy, const T* d_a, std::size_t na, 
 template <class T>
 any_pair_match find_any_pair_sum(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb,
                                  const T* ts, std::size_t k) {
-  static_assert(detail::cuda_pair_sum_type<T>, "no CUDA find_any_pair_sum for this type (see merge.hpp)");
+  static_assert(detail::cuda_integer_key<T>, "no CUDA find_any_pair_sum for this type (see merge.hpp)");
   return detail::cuda_find_any_pair_sum(policy, d_a, na, d_b, nb, ts, k);
 }
 

@@ -23,6 +23,7 @@
 #include <type_traits>
 
 #include "ssum/detail/cpu_scan.hpp"
+#include "ssum/detail/cuda_types.hpp"
 #include "ssum/policy.hpp"
 
 namespace ssum {
@@ -71,19 +72,15 @@ std::size_t copy_if(const cpu& policy, const T* in, T* out, std::size_t n, Pred 
 // ---- CUDA ----------------------------------------------------------------------------
 
 namespace detail {
-template <class T>
-inline constexpr bool cuda_scan_type =
-    std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t> || std::is_same_v<T, std::uint32_t> ||
-    std::is_same_v<T, std::uint64_t> || std::is_same_v<T, float> || std::is_same_v<T, double>;
 template <class In, class Out, class Op>
 inline constexpr bool cuda_scan_supported =
-    (std::is_same_v<In, Out> && cuda_scan_type<Out> &&
+    (std::is_same_v<In, Out> && cuda_key<Out> &&
      (std::is_same_v<Op, plus> || std::is_same_v<Op, minimum> || std::is_same_v<Op, maximum> ||
       (std::is_same_v<Op, bit_or> && std::is_integral_v<Out>))) ||
     (std::is_same_v<Op, plus> && ((std::is_same_v<In, std::uint8_t> && std::is_same_v<Out, std::uint64_t>) ||
                                   (std::is_same_v<In, std::int8_t> && std::is_same_v<Out, std::int64_t>)));
 
-// Compiled in src/cuda/scan.cu for the supported combinations.
+// Compiled in src/cuda/scan/scan.cu for the supported combinations.
 template <class In, class Out, class Op>
 void cuda_scan(const cuda& policy, const In* d_in, Out* d_out, std::size_t n, Op op, const Out* init, bool exclusive);
 }  // namespace detail
@@ -107,7 +104,7 @@ void exclusive_scan(const cuda& policy, const In* d_in, Out* d_out, std::size_t 
 }
 
 /// Predicates the CUDA compaction knows (CUDA code can use any device predicate through
-/// src/cuda/select.cuh).
+/// src/cuda/select/select.cuh).
 struct nonzero {
   template <class T>
   constexpr bool operator()(const T& x) const { return x != T(0); }
@@ -127,7 +124,7 @@ std::size_t cuda_copy_if(const cuda& policy, const T* d_in, T* d_out, std::size_
 /// returns their number (this waits for the stream). T as for scans; Pred nonzero or in_range<T>.
 template <class T, class Pred>
 std::size_t copy_if(const cuda& policy, const T* d_in, T* d_out, std::size_t n, Pred pred) {
-  static_assert(detail::cuda_scan_type<T>, "this type has no CUDA compaction (see scan.hpp)");
+  static_assert(detail::cuda_key<T>, "this type has no CUDA compaction (see scan.hpp)");
   return detail::cuda_copy_if(policy, d_in, d_out, n, pred);
 }
 

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "ssum/detail/cuda_types.hpp"
 #include "ssum/policy.hpp"
 
 namespace ssum {
@@ -98,22 +99,18 @@ void segmented_odd_even_sort(const cpu& policy, Key* keys, Value* values, std::s
 
 namespace ssum {
 namespace detail {
-template <class Key>
-inline constexpr bool cuda_sort_key =
-    std::is_same_v<Key, std::int32_t> || std::is_same_v<Key, std::uint32_t> || std::is_same_v<Key, std::int64_t> ||
-    std::is_same_v<Key, std::uint64_t> || std::is_same_v<Key, float> || std::is_same_v<Key, double>;
 template <class Key, class Value, class Compare>
 inline constexpr bool cuda_sort_supported =
-    cuda_sort_key<Key> && (std::is_same_v<Value, no_values> || std::is_same_v<Value, std::uint32_t>) &&
+    cuda_key<Key> && (std::is_same_v<Value, no_values> || std::is_same_v<Value, std::uint32_t>) &&
     (std::is_same_v<Compare, less> || std::is_same_v<Compare, greater>);
 
-// Compiled in src/cuda/odd_even_sort.cu for the supported combinations.
+// Compiled in src/cuda/sort/odd_even_sort.cu for the supported combinations.
 template <class Key, class Value, class Compare>
 void cuda_odd_even_sort(const cuda& policy, Key* d_keys, Value* d_values, std::size_t n, Compare comp);
 template <class Key, class Value, class Compare>
 void cuda_segmented_odd_even_sort(const cuda& policy, Key* d_keys, Value* d_values, std::size_t n,
                                   const std::size_t* offsets, std::size_t segments, Compare comp);
-// Compiled in src/cuda/odd_even_merge_sort.cu for the supported combinations.
+// Compiled in src/cuda/sort/odd_even_merge_sort.cu for the supported combinations.
 template <class Key, class Value, class Compare>
 void cuda_odd_even_merge_sort(const cuda& policy, Key* d_keys, Value* d_values, std::size_t n, Compare comp);
 }  // namespace detail

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "core/four_list_cuda.hpp"
-#include "core/four_list_plan.hpp"
-#include "core/two_list_merging.hpp"
+#include "solver/four_list/four_list_cuda.hpp"
+#include "solver/four_list/four_list_plan.hpp"
+#include "solver/two_list/two_list_merging.hpp"
 #include "ssum/cuda_device.hpp"
 #include "ssum/errors.hpp"
 #include "ssum/generate.hpp"

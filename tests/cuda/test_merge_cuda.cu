@@ -34,8 +34,8 @@
 #include <utility>
 #include <vector>
 
-#include "cuda/merge_bulk_kernels.cuh"
-#include "cuda/merge_kernels.cuh"
+#include "cuda/merge/merge_bulk_kernels.cuh"
+#include "cuda/merge/merge_kernels.cuh"
 #include "device_array.cuh"
 #include "../sorted_inputs.hpp"
 #include "ssum/merge.hpp"

@@ -11,9 +11,9 @@
 #include <thread>
 #include <vector>
 
-#include "cuda/block_scan.cuh"
+#include "cuda/scan/block_scan.cuh"
 #include "device_array.cuh"
-#include "cuda/scan_kernels.cuh"
+#include "cuda/scan/scan_kernels.cuh"
 #include "ssum/cuda_device.hpp"
 #include "ssum/scan.hpp"
 

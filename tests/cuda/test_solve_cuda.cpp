@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/two_list_merging.hpp"
+#include "solver/two_list/two_list_merging.hpp"
 #include "ssum/cuda_device.hpp"
 #include "ssum/errors.hpp"
 #include "ssum/generate.hpp"

@@ -2,7 +2,7 @@
 // Host merges and the equal-pairs search: the ssum::cpu backend of merge.hpp. Header-only,
 // since users pass their own comparators and generators. Host C++ only.
 //
-// Scheme (the one src/cpu/two_list.cpp uses for list generation): the output is cut by merge
+// Scheme (the one src/solver/two_list/two_list_cpu.cpp uses for list generation): the output is cut by merge
 // path (merge_path.hpp) into `team size x K` equal diagonal ranges, "lanes" (K =
 // cpu_merge_lanes_per_thread). Thread t owns lanes [t*K, t*K + K) and merges them in
 // lockstep: one merge is a chain of dependent steps (load, compare, advance, load again) that

@@ -1,0 +1,96 @@
+// Device scans. Integers: one pass over the data, tiles chained by decoupled look-back
+// (Merrill and Garland 2016): each element is read once and written once; 16-byte aligned
+// int32/int64/uint32/uint64 data in 16-byte vectors (scan_tiles_vectorized), and from 64 MiB
+// on sm_90 through shared memory, by the bulk copy engine (scan_tiles_specialized). Floating point:
+// reduce-then-scan (tile sums, a fixed-shape scan of them, then the tiles), because the
+// look-back combines predecessors in an order that depends on timing, and float addition
+// is not associative: this way a float scan gives the same bits on every run.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <type_traits>
+
+#include "cuda/scan/block_scan.cuh"
+#include "cuda/common/check.cuh"
+#include "cuda/common/device_buffer.cuh"
+#include "cuda/scan/scan_kernels.cuh"
+#include "ssum/scan.hpp"
+
+namespace ssum::detail {
+
+template <class In, class Out, class Op>
+void cuda_scan(const cuda& policy, const In* d_in, Out* d_out, std::size_t n, Op op, const Out* init, bool exclusive) {
+  using namespace cuda_detail;
+  if (n == 0) return;
+  if (!d_in || !d_out) throw std::invalid_argument("ssum::cuda scan: null device pointer");
+  device_scope on(policy.device);
+  const cudaStream_t stream = policy.stream;
+  using tuning = scan_tuning<In, Out>;
+  constexpr std::size_t tile = tuning::threads * tuning::items;
+  const std::size_t tiles = (n + tile - 1) / tile;
+  if (tiles > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+    throw std::invalid_argument("ssum::cuda scan: too many elements for one launch");
+  }
+  scan_params<Out> params{};
+  params.has_init = init != nullptr;
+  params.init = init ? *init : Out{};
+  params.exclusive = exclusive;
+
+  if constexpr (std::is_floating_point_v<Out>) {
+    device_buffer scratch(2 * tiles * sizeof(Out), stream);
+    Out* sums = scratch.as<Out>();
+    Out* prefixes = sums + tiles;
+    params.tile_prefix = prefixes;
+    reduce_tiles<tuning::threads, tuning::items, typename tuning::block_scan>
+        <<<static_cast<unsigned>(tiles), tuning::threads, 0, stream>>>(d_in, n, op, sums);
+    SSUM_CUDA_CHECK_LAUNCH("reduce_tiles");
+    scan_tile_sums<sums_threads><<<1, sums_threads, 0, stream>>>(sums, prefixes, tiles, op, params.init,
+                                                                  params.has_init);
+    SSUM_CUDA_CHECK_LAUNCH("scan_tile_sums");
+    scan_tiles<tuning::threads, tuning::items, tuning::min_blocks, typename tuning::block_scan, false, tuning::flags>
+        <<<static_cast<unsigned>(tiles), tuning::threads, 0, stream>>>(d_in, d_out, n, op, params);
+    SSUM_CUDA_CHECK_LAUNCH("scan_tiles");
+  } else if constexpr (std::is_same_v<In, Out> && (sizeof(Out) == 4 || sizeof(Out) == 8)) {
+    // 16-byte vectors where both pointers allow them (cudaMalloc's always do); any other
+    // alignment takes the transposing kernel. Integer results are exact either way.
+    // Large ones on sm_90 and later: bulk-copied tiles, warp-specialized blocks.
+    using vectorized = vectorized_scan_tuning<Out>;
+    using specialized = specialized_scan_tuning<Out>;
+    if (reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(d_out) % 16 == 0) {
+      if (n * sizeof(Out) >= specialized::min_bytes &&
+          launch_specialized_scan<specialized::consumers, specialized::rows, specialized::stages,
+                                  specialized::min_blocks, specialized::flags>(stream, d_in, d_out, n, op, params)) {
+        return;
+      }
+      launch_vectorized_scan<vectorized::threads, vectorized::vectors, vectorized::min_blocks, vectorized::flags>(
+          stream, d_in, d_out, n, op, params);
+    } else {
+      launch_look_back_scan<tuning::threads, tuning::items, tuning::min_blocks, typename tuning::block_scan,
+                            tuning::flags>(stream, d_in, d_out, n, op, params);
+    }
+  } else {
+    launch_look_back_scan<tuning::threads, tuning::items, tuning::min_blocks, typename tuning::block_scan, tuning::flags>(
+        stream, d_in, d_out, n, op, params);
+  }
+}
+
+// The combinations scan.hpp promises (cuda_scan_supported).
+#define SSUM_SCAN_SAME(T, OP) \
+  template void cuda_scan<T, T, OP>(const cuda&, const T*, T*, std::size_t, OP, const T*, bool);
+#define SSUM_SCAN_ARITH(T) SSUM_SCAN_SAME(T, plus) SSUM_SCAN_SAME(T, minimum) SSUM_SCAN_SAME(T, maximum)
+#define SSUM_SCAN_INT(T) SSUM_SCAN_ARITH(T) SSUM_SCAN_SAME(T, bit_or)
+SSUM_FOR_EACH_CUDA_INTEGER_KEY(SSUM_SCAN_INT)
+SSUM_SCAN_ARITH(float)
+SSUM_SCAN_ARITH(double)
+template void cuda_scan<std::uint8_t, std::uint64_t, plus>(const cuda&, const std::uint8_t*, std::uint64_t*,
+                                                           std::size_t, plus, const std::uint64_t*, bool);
+template void cuda_scan<std::int8_t, std::int64_t, plus>(const cuda&, const std::int8_t*, std::int64_t*, std::size_t,
+                                                         plus, const std::int64_t*, bool);
+#undef SSUM_SCAN_INT
+#undef SSUM_SCAN_ARITH
+#undef SSUM_SCAN_SAME
+
+}  // namespace ssum::detail

@@ -1,0 +1,49 @@
+// The CUDA solvers' kept device memory (solver_memory.cuh): the arena itself, the room a plan
+// may use, and its release.
+#include <cuda_runtime.h>
+
+#include <mutex>
+
+#include "solver/two_list/two_list_cuda.hpp"
+#include "cuda/common/check.cuh"
+#include "cuda/common/device_buffer.cuh"
+#include "cuda/solver/solver_memory.cuh"
+#include "ssum/cuda_device.hpp"
+
+namespace ssum {
+namespace detail {
+
+arena& arena::instance() {
+  static arena* a = new arena;  // never destroyed: the driver reclaims device memory at exit
+  return *a;
+}
+
+double cuda_solver_room(int device) {
+  cuda_detail::device_scope on(device);
+  return room_with(arena::instance().for_device(device));
+}
+
+}  // namespace detail
+
+void release_cuda_memory() {
+  detail::arena& a = detail::arena::instance();
+  std::lock_guard<std::mutex> hold(a.table_lock);
+  for (auto& [device, slot] : a.slots) {
+    std::lock_guard<std::mutex> busy(slot.busy);
+    if (!slot.data) continue;
+    cuda_detail::device_scope on(device);
+    SSUM_CUDA_CHECK(cudaFree(slot.data));
+    slot.data = nullptr;
+    slot.bytes = 0;
+  }
+}
+
+std::size_t cuda_memory_kept() {
+  detail::arena& a = detail::arena::instance();
+  std::lock_guard<std::mutex> hold(a.table_lock);
+  std::size_t total = 0;
+  for (const auto& [device, slot] : a.slots) total += slot.bytes.load();
+  return total;
+}
+
+}  // namespace ssum

@@ -1,0 +1,29 @@
+// Built instead of src/cuda/ when CUDA is not found or switched off.
+#include "solver/four_list/four_list_cuda.hpp"
+#include "solver/two_list/two_list_cuda.hpp"
+#include "ssum/cuda_device.hpp"
+#include "ssum/errors.hpp"
+
+namespace ssum {
+
+bool cuda_compiled() noexcept { return false; }
+
+std::vector<cuda_device_info> cuda_devices() { return {}; }
+
+void cuda_self_test(int) { throw backend_unavailable("this build of ssum has no CUDA backend"); }
+
+void release_cuda_memory() {}
+
+std::size_t cuda_memory_kept() { return 0; }
+
+namespace detail {
+solution solve_two_list_cuda(const cuda&, const problem&, const solve_options&) {
+  throw backend_unavailable("this build of ssum has no CUDA backend");
+}
+solution solve_four_list_cuda(const cuda&, const problem&, const solve_options&, const four_list_tuning&) {
+  throw backend_unavailable("this build of ssum has no CUDA backend");
+}
+double cuda_solver_room(int) { return 0; }
+}  // namespace detail
+
+}  // namespace ssum

@@ -1,0 +1,41 @@
+#pragma once
+// Internal: the GPU four-list behind ssum::solve(cuda, ...) with algorithm::four_list
+// (solver/four_list/four_list_batches.hpp driven by src/cuda/solver/four_list.cu; src/solver/cuda_unavailable.cpp
+// in builds without CUDA). Host-only declarations.
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include "solver/two_list/two_list_instance.hpp"
+#include "ssum/solve.hpp"
+
+namespace ssum::detail {
+
+/// Why the GPU four-list cannot take `p` (its sums are 64-bit), or nullptr when it can. One
+/// rule for the solver and for the automatic choices in solve.cpp.
+inline const char* four_list_cuda_refusal(const problem& p, const flipped_totals& totals) {
+  if (totals.total_abs > std::numeric_limits<std::uint64_t>::max()) {
+    return "the CUDA four-list takes totals of |weight| below 2^64; the CPU backend (--backend cpu) takes wider ones";
+  }
+  if (p.weights.size() > 120) return "the four-list algorithm takes at most 120 items";
+  return nullptr;
+}
+
+/// Knobs for tests and measurements; the defaults are the solver's own choice.
+struct four_list_tuning {
+  /// Sums per side and batch (0: 2^28, fewer where memory is short; never fewer than the
+  /// largest residue bucket of L2 and L4, so that every batch can be split until it fits).
+  std::size_t max_batch = 0;
+  /// Key bits, from the top, that the radix sort covers (0: enough for about 16 buckets per
+  /// key, in whole 8-bit digits); the runs equal in those bits are sorted afterwards.
+  int sort_bits = 0;
+};
+
+/// Solves on the device; the subset it returns is not yet verified (ssum::solve does that).
+/// Throws ssum::backend_unavailable when four_list_cuda_refusal does, ssum::insufficient_memory
+/// before allocating when even the smallest batches do not fit, ssum::interrupted,
+/// ssum::cuda_error.
+solution solve_four_list_cuda(const cuda& policy, const problem& p, const solve_options& options,
+                              const four_list_tuning& tuning = {});
+
+}  // namespace ssum::detail

@@ -1,0 +1,79 @@
+#pragma once
+// Internal, shared by the host four-list (src/solver/four_list/four_list_cpu.cpp) and the GPU four-list
+// (solver/four_list/four_list_batches.hpp): how the items are cut into quarters, the prime modulus, and
+// one quarter's sums with their residues and buckets. Host-only.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace ssum::detail {
+
+inline bool is_prime(std::uint64_t m) {
+  if (m < 2) return false;
+  for (std::uint64_t d = 2; d * d <= m; ++d) {
+    if (m % d == 0) return false;
+  }
+  return true;
+}
+
+// The largest prime <= 2^bits (2 for bits <= 1). A prime, so that weights sharing a power
+// of two (even weights, say) still spread over all residues.
+inline std::uint64_t modulus_for(int bits) {
+  std::uint64_t m = std::uint64_t{1} << std::max(bits, 1);
+  while (!is_prime(m)) --m;
+  return m;
+}
+
+// (x - y) mod m for x, y in [0, m): a compare instead of a division in the inner loops.
+inline std::uint64_t residue_minus(std::uint64_t x, std::uint64_t y, std::uint64_t m) {
+  return x >= y ? x - y : x + m - y;
+}
+
+struct quarter {
+  std::size_t first = 0, count = 0;  // items [first, first + count)
+};
+
+// Quarters [0, n/4), [n/4, n/2), [n/2, n/2 + (n - n/2)/2), the rest.
+inline void quarters_of(std::size_t n, quarter (&q)[4]) {
+  const std::size_t cut[5] = {0, n / 4, n / 2, n / 2 + (n - n / 2) / 2, n};
+  for (int k = 0; k < 4; ++k) q[k] = {cut[k], cut[k + 1] - cut[k]};
+}
+
+// The largest useful log2 of the modulus: every class scans L1 and L3 once, so M stays at
+// most their size.
+inline int largest_modulus_bits(std::size_t n) {
+  quarter q[4];
+  quarters_of(n, q);
+  return std::max(1, static_cast<int>(std::min(q[0].count, q[2].count)));
+}
+
+// One quarter's sums in mask order, their residues, and (for the bucketed quarters) the masks
+// ordered by residue with the bucket offsets.
+template <class Sum>
+struct quarter_list {
+  std::vector<Sum> sum;
+  std::vector<std::uint32_t> residue;
+  std::vector<std::uint32_t> by_residue;  // masks, ascending residue
+  std::vector<std::uint32_t> offset;      // bucket of residue q: by_residue[offset[q], offset[q + 1])
+
+  quarter_list(const Sum* w, const quarter& q, std::uint64_t m, bool bucketed) {
+    const std::size_t size = std::size_t{1} << q.count;
+    sum.assign(size, 0);
+    for (std::size_t j = 0; j < q.count; ++j) {
+      const std::size_t half = std::size_t{1} << j;
+      for (std::size_t s = 0; s < half; ++s) sum[half + s] = sum[s] + w[q.first + j];
+    }
+    residue.resize(size);
+    for (std::size_t s = 0; s < size; ++s) residue[s] = static_cast<std::uint32_t>(sum[s] % m);
+    if (!bucketed) return;
+    offset.assign(m + 1, 0);
+    for (std::size_t s = 0; s < size; ++s) ++offset[residue[s] + 1];
+    for (std::size_t q2 = 0; q2 < m; ++q2) offset[q2 + 1] += offset[q2];
+    by_residue.resize(size);
+    std::vector<std::uint32_t> next(offset.begin(), offset.end() - 1);
+    for (std::size_t s = 0; s < size; ++s) by_residue[next[residue[s]]++] = static_cast<std::uint32_t>(s);
+  }
+};
+
+}  // namespace ssum::detail

@@ -1,0 +1,322 @@
+#pragma once
+// Internal: the two-list algorithm built from ssum's merge primitives alone, for any backend
+// whose policy the primitives take (ssum::cuda for the device solver; ssum::cpu in the host
+// tests, which check this glue against brute force where no device is present):
+//   generation: each half's sorted subset sums by merging L with L + w, one item per pass
+//               (merge_generated with plus_constant: L + w is never stored), two buffers
+//               alternating so that the last pass lands in the list; the two lists' passes
+//               side by side (merge_generated_batch) but for the last two of each;
+//   search:     instead of pruning block pairs and walking them, the balanced equal-pairs
+//               merge of A with t - B reversed (find_pair_sum), which merge path splits
+//               evenly, no pruning needed; count_pair_sums for --count;
+//   last level: never built. The last item of each half stays out of its list (A', B'):
+//               a + b = t has a' + b' = t - d for exactly one d in {0, wa, wb, wa + wb}, so
+//               four searches over the half-size lists replace one over A and B, done as one
+//               find_any_pair_sum (on CUDA one launch of each kernel). The last level
+//               of generation (a third of its traffic) and half of the memory are saved;
+//   certificate: the two found half-sums are read back and turned into a subset by a small
+//               meet-in-the-middle (two_list_instance.hpp).
+// Sums are 64-bit. Memory: where the lists live and how single values are read, given by
+// the caller (see two_list_memory in src/cuda/solver/two_list.cu and in the host tests).
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "solver/two_list/two_list_instance.hpp"
+#include "ssum/errors.hpp"
+#include "ssum/merge.hpp"
+#include "ssum/solve.hpp"
+
+namespace ssum::detail {
+
+/// Bytes two_list_by_merging plans for n items: both lists of 64-bit sums and one half-size
+/// merge buffer, plus the merges' tile splits (one 8-byte split per 2816 outputs on CUDA).
+inline double two_list_merging_planned_bytes(std::size_t n) {
+  const std::size_t na = n / 2, nb = n - na;
+  // The lists hold all but the last item of each half (see "last level" above).
+  const int la = int(na > 0 ? na - 1 : 0), lb = int(nb > 0 ? nb - 1 : 0);
+  const double lists = std::ldexp(1.0, la) + std::ldexp(1.0, lb);
+  const double scratch = std::ldexp(1.0, std::max(la, lb)) / 2;
+  return (lists + scratch) * sizeof(std::uint64_t) * 1.003 + 4096;
+}
+
+/// Why the merging two-list cannot take `p` (its sums are 64-bit, its lists at most 2^32, its
+/// counts 64-bit), or nullptr when it can. One rule for the solver and for backend::automatic.
+inline const char* two_list_merging_refusal(const problem& p, const flipped_totals& totals, bool count) {
+  if (totals.total_abs > std::numeric_limits<std::uint64_t>::max()) {
+    return "the merging two-list needs the total |weight| below 2^64; use --backend cpu";
+  }
+  // Lists of 2^32 sums at most (n = 66: the lists leave out one item per half).
+  if (p.weights.size() > 66) return "the merging two-list takes at most 66 items";
+  // A count of 2^n subsets fits 64 bits only below n = 64.
+  if (count && p.weights.size() >= 64) {
+    return "--count from n = 64 on may exceed 64 bits on this backend; use --backend cpu";
+  }
+  return nullptr;
+}
+
+namespace merging {
+using clock_type = std::chrono::steady_clock;
+inline double seconds_since(clock_type::time_point start) {
+  return std::chrono::duration<double>(clock_type::now() - start).count();
+}
+// Progress in proportion to the work (ssum::progress): one unit per sum a merge writes, level
+// k of a list weighing 2^(k+1); the count and the search a fifth of a unit per sum of both
+// lists, as on the host.
+struct work_meter {
+  const solve_options& options;
+  double total = 1, done = 0;
+  void report(const char* stage, double fraction) const {
+    if (!options.on_progress) return;
+    progress pr{stage, fraction};
+    pr.overall = total > 0 ? std::min(1.0, done / total) : 1.0;
+    options.on_progress(pr);
+  }
+};
+inline double generation_weight(std::size_t items) { return std::ldexp(2.0, int(items)) - 2; }
+inline void check_cancel(const solve_options& options) {
+  if (options.cancel && options.cancel->load(std::memory_order_relaxed)) throw interrupted();
+}
+
+// One list's generation: the sorted sums of all subsets of w[0, count) into `list` (2^count of
+// them) through a scratch buffer: the first levels at once by the memory's write_first_sums
+// (on CUDA one block in shared memory), the rest one item per merge; level k lives in the
+// buffer of parity (count - k), so that level `count` is `list`.
+struct list_generation {
+  const std::uint64_t* w;
+  std::size_t count;
+  std::uint64_t* list;
+  const char* stage;
+  std::size_t level = 0;         // the level held in `cur`
+  std::uint64_t* cur = nullptr;  // null until started
+  std::uint64_t* nxt = nullptr;
+};
+
+// Starts g: its first levels into the buffer that their parity asks for, `scratch` or g.list.
+template <class Memory>
+void start_generation(Memory& memory, list_generation& g, std::uint64_t* scratch) {
+  const std::size_t first = std::min(g.count, memory.first_sums_items());
+  g.cur = (g.count - first) % 2 == 0 ? g.list : scratch;
+  g.nxt = (g.count - first) % 2 == 0 ? scratch : g.list;
+  memory.write_first_sums(g.w, first, g.cur);
+  g.level = first;
+}
+
+// The next level of each of gs[0, k) in one merge_generated_batch (one launch pair on CUDA).
+template <class Policy>
+void generate_level(const Policy& policy, list_generation* const* gs, std::size_t k, const solve_options& options,
+                    work_meter& meter) {
+  check_cancel(options);
+  generated_merge<std::uint64_t, plus_constant<std::uint64_t>> merges[2];
+  for (std::size_t x = 0; x < k; ++x) {
+    const list_generation& g = *gs[x];
+    const std::size_t size = std::size_t{1} << g.level;
+    merges[x] = {g.cur, size, plus_constant<std::uint64_t>{g.cur, g.w[g.level]}, size, g.nxt};
+  }
+  merge_generated_batch(policy, merges, k);
+  for (std::size_t x = 0; x < k; ++x) {
+    list_generation& g = *gs[x];
+    std::swap(g.cur, g.nxt);
+    ++g.level;
+    meter.done += std::ldexp(2.0, int(g.level - 1));
+    meter.report(g.stage, generation_weight(g.level) / generation_weight(g.count));
+  }
+}
+
+// Both lists through one `scratch` of 2^(max(count) - 1) elements. Their levels up to count - 2
+// side by side, a merge of each per launch (small levels are latency-bound: together they
+// overlap), each list's odd levels (at most 2^(count - 3) elements) in its own half of scratch;
+// then the last two levels of A, then of B, each with all of scratch.
+template <class Policy, class Memory>
+void generate_both(const Policy& policy, Memory& memory, list_generation& a, list_generation& b,
+                   std::uint64_t* scratch, std::size_t scratch_size, const solve_options& options, work_meter& meter) {
+  list_generation* both[2] = {&a, &b};
+  const std::size_t first = memory.first_sums_items();
+  // Side by side only for lists with two levels or more past the first ones: their first
+  // levels then land in the list or in (at most 2^(count - 3) elements of) their half.
+  std::size_t joint = 0;
+  list_generation* side[2];
+  for (list_generation* g : both) {
+    if (g->count >= first + 2) side[joint++] = g;
+  }
+  for (std::size_t x = 0; x < joint; ++x) start_generation(memory, *side[x], scratch + x * (scratch_size / 2));
+  while (true) {
+    list_generation* ready[2];
+    std::size_t k = 0;
+    for (std::size_t x = 0; x < joint; ++x) {
+      if (side[x]->level + 2 < side[x]->count) ready[k++] = side[x];
+    }
+    if (k == 0) break;
+    generate_level(policy, ready, k, options, meter);
+  }
+  // Each list alone to its end (a side-by-side one holds level count - 2 in its list now).
+  for (list_generation* g : both) {
+    if (g->cur == nullptr) {
+      start_generation(memory, *g, scratch);
+    } else {
+      g->nxt = scratch;
+    }
+    while (g->level < g->count) generate_level(policy, &g, 1, options, meter);
+  }
+}
+}  // namespace merging
+
+/// Memory (the caller's): void reserve(double bytes) before any alloc (the plan's total);
+/// buffer alloc(std::size_t elements) with buffer::get() -> std::uint64_t*;
+/// std::size_t first_sums_items() and void write_first_sums(const std::uint64_t* w,
+/// std::size_t m, std::uint64_t* out) (out[0, 2^m) = the sorted subset sums of w[0, m),
+/// m <= first_sums_items(), w on the host); std::uint64_t read(const std::uint64_t*,
+/// std::size_t); void sync(); double available_bytes().
+template <class Policy, class Memory>
+solution two_list_by_merging(const Policy& policy, Memory& memory, const problem& p, const solve_options& options,
+                             const char* backend_name) {
+  using namespace merging;
+  using sum_t = std::uint64_t;
+  const auto start = clock_type::now();
+  solution result;
+  result.algorithm = "two-list";
+  result.backend = backend_name;
+  const std::size_t n = p.weights.size();
+  const int128 target = p.target.value_or(0);
+
+  const flipped_totals totals = totals_of(p);
+  if (const char* why = two_list_merging_refusal(p, totals, options.count)) throw backend_unavailable(why);
+  if (totals.out_of_range()) {
+    if (options.count) result.count = 0;
+    result.seconds.total = seconds_since(start);
+    return result;
+  }
+  const flipped_instance<sum_t> inst = flip<sum_t>(p, target);
+  const std::size_t na_items = inst.half, nb_items = n - inst.half;
+  // The lists leave out the last item of each half; `held` items are merged in.
+  const std::size_t held_a = na_items > 0 ? na_items - 1 : 0, held_b = nb_items > 0 ? nb_items - 1 : 0;
+  const sum_t last_a = na_items > 0 ? inst.weights[na_items - 1] : 0, last_b = nb_items > 0 ? inst.weights[n - 1] : 0;
+  const std::size_t size_a = std::size_t{1} << held_a, size_b = std::size_t{1} << held_b;
+
+  // Memory, planned before allocating: both lists and one half-size merge buffer.
+  const double bytes = two_list_merging_planned_bytes(n);
+  double available = memory.available_bytes();
+  if (options.memory_limit) available = std::min(available, double(options.memory_limit));
+  if (bytes > available) {
+    throw insufficient_memory::needs("the two-list algorithm for n = " + std::to_string(n), bytes, available);
+  }
+  result.planned_bytes = static_cast<std::uint64_t>(bytes);
+  memory.reserve(bytes);
+
+  // The first levels (written at once) weigh nothing here: they are 2^11 sums at most on CUDA.
+  const double walk_weight = 0.2 * (double(size_a) + double(size_b));
+  work_meter meter{options};
+  meter.total = generation_weight(held_a) + generation_weight(held_b) + walk_weight * (options.count ? 2 : 1);
+  auto t0 = clock_type::now();
+  auto list_a = memory.alloc(size_a);
+  auto list_b = memory.alloc(size_b);
+  {
+    const std::size_t scratch_size = std::max(size_a, size_b) / 2 + 1;
+    auto scratch = memory.alloc(scratch_size);
+    // The weights stay on the host: each pass takes its w as an argument.
+    list_generation gen_a{inst.weights.data(), held_a, list_a.get(), "generate A"};
+    list_generation gen_b{inst.weights.data() + na_items, held_b, list_b.get(), "generate B"};
+    generate_both(policy, memory, gen_a, gen_b, scratch.get(), scratch_size, options, meter);
+    meter.done = generation_weight(held_a) + generation_weight(held_b);  // the first levels too
+    memory.sync();
+  }
+  result.seconds.generate = seconds_since(t0);
+  check_cancel(options);
+
+  const sum_t* a = list_a.get();
+  const sum_t* b = list_b.get();
+  const sum_t t = inst.target;
+  // The four shifts: (what the left-out items add to a, to b). A shift past t cannot match
+  // (sums are non-negative) and would wrap around in unsigned arithmetic: skipped.
+  struct shift {
+    sum_t da, db;
+  };
+  const shift shifts[4] = {{0, 0}, {last_a, 0}, {0, last_b}, {last_a, last_b}};
+  const int shift_count = (na_items > 0 ? 2 : 1) * (nb_items > 0 ? 2 : 1);
+  const auto shift_at = [&](int k) { return na_items > 0 ? shifts[k] : shifts[2 * k]; };  // no a-shift without A items
+  const auto fits = [&](const shift& s) { return s.da <= t && s.db <= t - s.da; };
+
+  if (options.count) {
+    t0 = clock_type::now();
+    std::uint64_t c = 0;
+    for (int k = 0; k < shift_count; ++k) {
+      check_cancel(options);  // between the (at most four) counts
+      const shift s = shift_at(k);
+      if (fits(s)) c += count_pair_sums(policy, a, size_a, b, size_b, t - s.da - s.db);
+    }
+    if (inst.exclude_trivial) c -= 1;  // the empty subset: in the total exactly once
+    result.count = c;
+    result.seconds.count = seconds_since(t0);
+    meter.done += walk_weight;
+    meter.report("count", 1.0);
+  }
+
+  t0 = clock_type::now();
+  bool found = false;
+  sum_t found_a = 0, found_b = 0;
+  // The shift of each search: the target of every shift that fits.
+  shift searched[4];
+  sum_t wants[4];
+  std::size_t searches = 0;
+  for (int k = 0; k < shift_count; ++k) {
+    const shift s = shift_at(k);
+    if (!fits(s)) continue;
+    searched[searches] = s;
+    wants[searches++] = t - s.da - s.db;
+  }
+  const auto is_trivial = [&](sum_t fa, sum_t fb) {
+    return inst.exclude_trivial && fa == inst.trivial_a && fb == inst.trivial_b && !has_other_subset_pair(inst, fa, fb);
+  };
+  check_cancel(options);  // after the count, before the search
+  // All shifts in one search (on CUDA one launch of each kernel for the four).
+  const any_pair_match any = find_any_pair_sum(policy, a, size_a, b, size_b, wants, searches);
+  if (any.found) {
+    found_a = memory.read(a, any.i) + searched[any.target].da;
+    found_b = memory.read(b, any.j) + searched[any.target].db;
+    found = !is_trivial(found_a, found_b);
+  }
+  // The empty subset's pair, with no other subset behind these two sums (only when it is to be
+  // excluded, target 0): search the shifts one by one, each without that pair's a.
+  for (std::size_t k = 0; any.found && !found && k < searches; ++k) {
+    const shift s = searched[k];
+    const sum_t want = wants[k];
+    pair_match m = find_pair_sum(policy, a, size_a, b, size_b, want);
+    if (!m.found) continue;
+    found_a = memory.read(a, m.i) + s.da;
+    found_b = memory.read(b, m.j) + s.db;
+    if (is_trivial(found_a, found_b)) {
+      // a[m.i] is unique in A' (no other subset has its sum), so every other match of this
+      // shift has another A' index.
+      const std::size_t skip = m.i;
+      m = find_pair_sum(policy, a, skip, b, size_b, want);
+      if (!m.found) {
+        m = find_pair_sum(policy, a + skip + 1, size_a - skip - 1, b, size_b, want);
+        if (m.found) m.i += skip + 1;
+      }
+      if (!m.found) continue;
+      found_a = memory.read(a, m.i) + s.da;
+      found_b = memory.read(b, m.j) + s.db;
+    }
+    found = true;
+  }
+  result.seconds.search = seconds_since(t0);
+  meter.done = meter.total;
+  meter.report("search", 1.0);
+
+  if (found) {
+    t0 = clock_type::now();
+    result.subset = recover_subset(inst, found_a, found_b, true);  // the host is idle meanwhile
+    result.feasible = true;
+    result.seconds.recover = seconds_since(t0);
+    meter.report("recover", 1.0);
+  }
+  result.seconds.total = seconds_since(start);
+  return result;
+}
+
+}  // namespace ssum::detail
