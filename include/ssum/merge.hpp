@@ -54,32 +54,14 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "ssum/functional.hpp"
 #include "ssum/detail/cpu_merge.hpp"
 #include "ssum/detail/cuda_types.hpp"
 #include "ssum/merge_path.hpp"
 #include "ssum/policy.hpp"
-#include "ssum/sort.hpp"  // ssum::less, ssum::greater
 
 namespace ssum {
 
-// ---- generators for merge_generated ------------------------------------------------------
-
-/// b_at(j) = data[j] + c: ascending when data is (and nothing wraps).
-template <class T>
-struct plus_constant {
-  const T* data;
-  T c;
-  SSUM_HOST_DEVICE T operator()(std::size_t j) const { return static_cast<T>(data[j] + c); }
-};
-
-/// b_at(j) = t - data[n - 1 - j] for j < n: ascending when data is (and nothing wraps).
-template <class T>
-struct minus_reversed {
-  const T* data;
-  std::size_t n;
-  T t;
-  SSUM_HOST_DEVICE T operator()(std::size_t j) const { return static_cast<T>(t - data[n - 1 - j]); }
-};
 
 /// One merge of merge_generated_batch: out[0, na + nb) = the stable merge of a[0, na) and
 /// b_at(0), ..., b_at(nb - 1), as merge_generated.

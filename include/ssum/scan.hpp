@@ -22,29 +22,13 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "ssum/functional.hpp"
 #include "ssum/detail/cpu_scan.hpp"
 #include "ssum/detail/cuda_types.hpp"
 #include "ssum/policy.hpp"
 
 namespace ssum {
 
-/// The operators every backend knows.
-struct plus {
-  template <class T>
-  constexpr T operator()(const T& a, const T& b) const { return a + b; }
-};
-struct minimum {
-  template <class T>
-  constexpr T operator()(const T& a, const T& b) const { return b < a ? b : a; }
-};
-struct maximum {
-  template <class T>
-  constexpr T operator()(const T& a, const T& b) const { return a < b ? b : a; }
-};
-struct bit_or {
-  template <class T>
-  constexpr T operator()(const T& a, const T& b) const { return a | b; }
-};
 
 // ---- host ----------------------------------------------------------------------------
 
@@ -103,17 +87,6 @@ void exclusive_scan(const cuda& policy, const In* d_in, Out* d_out, std::size_t 
   detail::cuda_scan(policy, d_in, d_out, n, op, &init, true);
 }
 
-/// Predicates the CUDA compaction knows (CUDA code can use any device predicate through
-/// src/cuda/select/select.cuh).
-struct nonzero {
-  template <class T>
-  constexpr bool operator()(const T& x) const { return x != T(0); }
-};
-template <class T>
-struct in_range {  // lo <= x < hi
-  T lo, hi;
-  constexpr bool operator()(const T& x) const { return !(x < lo) && x < hi; }
-};
 
 namespace detail {
 template <class T, class Pred>

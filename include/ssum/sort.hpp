@@ -23,29 +23,9 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "ssum/functional.hpp"
 #include "ssum/detail/cuda_types.hpp"
 #include "ssum/policy.hpp"
-
-namespace ssum {
-
-struct less {
-  template <class T>
-  constexpr bool operator()(const T& a, const T& b) const {
-    if constexpr (std::is_floating_point_v<T>) {
-      return a < b || (b != b && a == a);  // a number precedes a NaN
-    } else {
-      return a < b;
-    }
-  }
-};
-
-struct greater {
-  template <class T>
-  constexpr bool operator()(const T& a, const T& b) const { return less{}(b, a); }
-};
-
-}  // namespace ssum
-
 #include "ssum/detail/cpu_odd_even.hpp"
 
 namespace ssum {

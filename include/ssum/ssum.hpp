@@ -2,6 +2,7 @@
 // Everything public in one include.
 #include "ssum/cuda_device.hpp"
 #include "ssum/errors.hpp"
+#include "ssum/functional.hpp"
 #include "ssum/generate.hpp"
 #include "ssum/int128.hpp"
 #include "ssum/memory.hpp"
