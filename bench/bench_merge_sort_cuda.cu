@@ -28,7 +28,7 @@
 
 namespace {
 
-using ssum_bench::check;
+using ssum::detail::check;
 
 template <class K>
 struct keys_on_device {
@@ -57,7 +57,7 @@ int batch_for(std::size_t n) { return n >= (std::size_t(1) << 22) ? 3 : 20; }
 
 template <class K>
 void time_sort(benchmark::State& state, std::size_t n, keys_on_device<K>& k, auto sort) {
-  ssum_bench::time_batches(state, n * sizeof(K), batch_for(n), [&] {
+  ssum::detail::time_batches(state, n * sizeof(K), batch_for(n), [&] {
     k.restore();
     sort();
   });
@@ -114,7 +114,7 @@ template <class K>
 void bench_restore_only(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
   keys_on_device<K> k(n);
-  ssum_bench::time_batches(state, 0, batch_for(n), [&] { k.restore(); });
+  ssum::detail::time_batches(state, 0, batch_for(n), [&] { k.restore(); });
 }
 
 }  // namespace

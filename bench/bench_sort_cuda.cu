@@ -19,11 +19,11 @@
 
 namespace {
 
-using ssum_bench::check;
+using ssum::detail::check;
 
 template <class F>
 void time_calls(benchmark::State& state, F f) {
-  ssum_bench::time_batches(state, 0, 20, f);
+  ssum::detail::time_batches(state, 0, 20, f);
 }
 
 struct keys_on_device {

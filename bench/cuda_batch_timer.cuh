@@ -14,7 +14,7 @@
 
 #include "ssum/cuda_device.hpp"
 
-namespace ssum_bench {
+namespace ssum::detail {
 
 inline void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
@@ -63,4 +63,7 @@ int run_benchmarks(int argc, char** argv, const char* name, Register register_al
   return 0;
 }
 
-}  // namespace ssum_bench
+}  // namespace ssum::detail
+
+// bench_merge_cuda.cu names these ssum_bench::.
+namespace ssum_bench = ssum::detail;

@@ -18,6 +18,16 @@
 // op in {plus, minimum, maximum} and bit_or for integers; plus the widening sums
 // uint8 -> uint64 and int8 -> int64 (In and Out differ). Work is ordered on the policy's
 // stream and nothing synchronises the host except functions that return a host value.
+// An unsupported CUDA combination is a compile-time error.
+//
+// Work: O(n) on both backends. An integer CUDA scan reads and writes each element once (one
+// launch); a floating-point one reads the input twice. copy_if is one pass as well.
+// Errors: a null device pointer with n > 0 throws std::invalid_argument; a failing CUDA
+// call or launch throws ssum::cuda_error. How the kernels work: docs/primitives.md.
+//
+//   ssum::inclusive_scan(ssum::cpu{}, in, out, n);                         // running sum
+//   ssum::exclusive_scan(ssum::cuda{stream}, d_in, d_out, n, 0, ssum::plus{});
+//   std::size_t kept = ssum::copy_if(ssum::cuda{}, d_in, d_out, n, ssum::nonzero{});
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -28,7 +38,6 @@
 #include "ssum/policy.hpp"
 
 namespace ssum {
-
 
 // ---- host ----------------------------------------------------------------------------
 

@@ -65,17 +65,18 @@ void segmented_odd_even_sort(const cpu& policy, Key* keys, Value* values, std::s
 // ---- CUDA ----------------------------------------------------------------------------
 // Device pointers for keys, values and the offsets of segmented sorts. Keys: int32, uint32,
 // int64, uint64, float, double; values: none or uint32; comparators: ssum::less,
-// ssum::greater. Ordered on the policy's stream.
-// segmented_odd_even_sort checks the offsets on the device and sorts the segments by length
-// class (up to 32 keys: 8 lanes a segment; up to 1024 (512 when values ride along or keys are
-// floating point): a warp; up to 2048: a block; longer: the multi-tile path), so it waits for
-// the stream once, to learn the class sizes; offsets that decrease or run past n throw
-// std::invalid_argument before any key moves. odd_even_sort's small sorts (up to one warp's
-// keys) run in one warp's registers; ties are broken by input position where they are
-// visible, so the transposition sorts stay stable on every path.
-// odd_even_merge_sort (Batcher's network, not stable) sorts 4096-key tiles in shared memory,
-// then runs each merge level in a few launches; it takes a scratch copy of the keys (and
-// values) from the stream-ordered pool for the duration of the call.
+// ssum::greater (other combinations are compile-time errors). Ordered on the policy's stream.
+// The transposition sorts are stable on every path (ties are broken by input position where
+// they are visible). segmented_odd_even_sort checks the offsets on the device and waits for
+// the stream once, to learn how many segments of each length there are; offsets that
+// decrease or run past n throw std::invalid_argument before any key moves.
+// odd_even_merge_sort (not stable) takes a scratch copy of the keys (and values) from the
+// stream-ordered pool for the duration of the call.
+// Work: odd_even_sort is O(n^2 / tile) in the worst case (odd-even rounds between 2048-key
+// tiles), each segment of segmented_odd_even_sort likewise; odd_even_merge_sort is
+// O(n log^2 n) comparators. A null device pointer with n > 0 throws std::invalid_argument; a
+// failing CUDA call or launch throws ssum::cuda_error. How the kernels work:
+// docs/primitives.md.
 
 namespace ssum {
 namespace detail {

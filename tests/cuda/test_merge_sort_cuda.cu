@@ -28,7 +28,7 @@ namespace {
 using ssum_test::device_array;
 #define SKIP_WITHOUT_DEVICE() SSUM_SKIP_WITHOUT_DEVICE("CUDA odd-even merge sort")
 
-constexpr std::size_t tile = 4096;  // src/cuda/sort/odd_even_merge_sort.cu: oem_tuning::tile
+constexpr std::size_t tile = 4096;  // src/cuda/sort/odd_even_merge_sort.cu: oem_policy::tile
 
 enum class pattern { random, sorted, reversed, equal, few_values, extremes };
 const pattern all_patterns[] = {pattern::random, pattern::sorted,     pattern::reversed,

@@ -12,8 +12,9 @@
 #include <vector>
 
 #include "cuda/scan/block_scan.cuh"
-#include "device_array.cuh"
 #include "cuda/scan/scan_kernels.cuh"
+#include "cuda/scan/scan_policy.cuh"
+#include "device_array.cuh"
 #include "ssum/cuda_device.hpp"
 #include "ssum/scan.hpp"
 
@@ -45,11 +46,11 @@ TYPED_TEST_SUITE(CudaScan, scan_types);
 
 template <class T>
 std::vector<std::size_t> scan_sizes() {
-  constexpr std::size_t tile = ssum::cuda_detail::scan_tuning<T, T>::threads * ssum::cuda_detail::scan_tuning<T, T>::items;
+  constexpr std::size_t tile = ssum::cuda_detail::scan_policy<T, T>::transposing::tile;
   std::vector<std::size_t> sizes = {0, 1, 2, 31, 32, 33, 255, 256, 257, tile - 1, tile, tile + 1, 2 * tile + 3,
                                     1000007};
   if constexpr (std::is_integral_v<T> && (sizeof(T) == 4 || sizeof(T) == 8)) {  // the vectorized kernel's tiles
-    constexpr std::size_t vtile = ssum::cuda_detail::vectorized_scan_tuning<T>::tile;
+    constexpr std::size_t vtile = ssum::cuda_detail::scan_policy<T, T>::vectorized::tile;
     for (std::size_t s : {vtile - 1, vtile, vtile + 1, 3 * vtile + 5}) sizes.push_back(s);
   }
   std::mt19937_64 rng(99);
@@ -207,18 +208,18 @@ TYPED_TEST(CudaScan, SpecializedKernelMatchesStd) {
   if constexpr (std::is_integral_v<T>) {
     SKIP_WITHOUT_DEVICE();
     using namespace ssum::cuda_detail;
-    using tuning = specialized_scan_tuning<T>;
-    auto* kernel = scan_tiles_specialized<tuning::consumers, tuning::rows, tuning::stages, tuning::min_blocks,
-                                          tuning::flags, T, ssum::plus>;
+    using tuning = typename scan_policy<T, T>::specialized;
+    auto* kernel = scan_tiles_specialized<tuning::consumers, tuning::rows, tuning::stages, tuning::min_blocks, T,
+                                          ssum::plus>;
     if (!runs_bulk_copy_code(kernel)) GTEST_SKIP() << "the device or the build has no sm_90 code";
     const auto tuned = [](const T* in, T* out, std::size_t n, auto op, scan_params<T> p) {
-      EXPECT_TRUE((launch_specialized_scan<tuning::consumers, tuning::rows, tuning::stages, tuning::min_blocks,
-                                           tuning::flags>(nullptr, in, out, n, op, p)));
+      EXPECT_TRUE((launch_specialized_scan<tuning::consumers, tuning::rows, tuning::stages, tuning::min_blocks>(
+          nullptr, in, out, n, op, p)));
     };
     // Two consumers, two stages of 1 KiB tiles: every stage is reused many times (the
     // barriers' phases alternate).
     const auto small = [](const T* in, T* out, std::size_t n, auto op, scan_params<T> p) {
-      EXPECT_TRUE((launch_specialized_scan<2, 2, 2, 1, tuning::flags>(nullptr, in, out, n, op, p)));
+      EXPECT_TRUE((launch_specialized_scan<2, 2, 2, 1>(nullptr, in, out, n, op, p)));
     };
 
     constexpr std::size_t tile = specialized_scan_shape<tuning::consumers, tuning::rows, T>::tile_t::size;
@@ -430,13 +431,11 @@ void check_block_scan(Op op) {
   EXPECT_EQ(d_total.to_host()[0], expect.back());
 }
 
-TEST(CudaBlockScan, WarpShuffleAndBalancedTreeAgreeWithStd) {
+TEST(CudaBlockScan, WarpShuffleAgreesWithStd) {
   SKIP_WITHOUT_DEVICE();
   using namespace ssum::cuda_detail;
   check_block_scan<block_scan_warp<1024, int>>(ssum::plus{});
-  check_block_scan<block_scan_tree<1024, int>>(ssum::plus{});
   check_block_scan<block_scan_warp<1024, int>>(ssum::maximum{});
-  check_block_scan<block_scan_tree<1024, int>>(ssum::maximum{});
 }
 
 }  // namespace

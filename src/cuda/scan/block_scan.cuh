@@ -1,17 +1,10 @@
 #pragma once
-// Block-wide scans of one value per thread, for use inside any kernel.
-//
-// block_scan_warp: Kogge-Stone scans inside each warp with register shuffles, then one warp
-//   scans the warp totals (two barriers in all). The default: fewest barriers and no shared
-//   memory traffic beyond the warp totals.
-// block_scan_tree: the balanced tree of the seed document (Blelloch; here the Brent-Kung
-//   form, which yields the inclusive scan without needing an identity element): an up-sweep
-//   and a down-sweep over shared memory, with a barrier between EVERY level (the seed's race
-//   was a missing one) and one padding slot per 32 elements so that the strided accesses of
-//   the deeper levels do not pile onto one bank.
-// Both give thread i its inclusive and exclusive prefixes and the block total, and
-// combine strictly as op(left, right), so non-commutative operators work. Their storage may
-// be written again only after a __syncthreads() that follows the call.
+// The block-wide scan of one value per thread, for use inside any kernel: Kogge-Stone scans
+// inside each warp with register shuffles, then one warp scans the warp totals (two barriers
+// in all, no shared-memory traffic beyond the warp totals). Thread i gets its inclusive and
+// exclusive prefixes and the block total; values combine strictly as op(left, right), so
+// non-commutative operators work. The storage may be written again only after a
+// __syncthreads() that follows the call.
 #include <cuda_runtime.h>
 
 namespace ssum::cuda_detail {
@@ -64,39 +57,6 @@ struct block_scan_warp {
       exclusive = lane == 0 ? before : op(before, prev);
     }
     total = s.warp_total[warps - 1];
-  }
-};
-
-template <int Threads, class T>
-struct block_scan_tree {
-  static_assert((Threads & (Threads - 1)) == 0, "the balanced tree needs a power-of-two width");
-  __device__ static constexpr int slot(int i) { return i + i / warp_size; }  // conflict-free padding
-  struct storage {
-    T node[Threads + Threads / warp_size];
-  };
-
-  template <class Op>
-  __device__ static void scan(T x, Op op, T& inclusive, T& exclusive, T& total, storage& s) {
-    const int t = threadIdx.x;
-    s.node[slot(t)] = x;
-    // Up-sweep: node (k+1)*2d - 1 accumulates the 2d elements that end there.
-#pragma unroll
-    for (int d = 1; d < Threads; d *= 2) {
-      __syncthreads();
-      const int i = (t + 1) * 2 * d - 1;
-      if (i < Threads) s.node[slot(i)] = op(s.node[slot(i - d)], s.node[slot(i)]);
-    }
-    // Down-sweep (Brent-Kung): fill in the prefixes that end half-way between tree nodes.
-#pragma unroll
-    for (int d = Threads / 4; d >= 1; d /= 2) {
-      __syncthreads();
-      const int i = (t + 1) * 2 * d - 1 + d;
-      if (i < Threads) s.node[slot(i)] = op(s.node[slot(i - d)], s.node[slot(i)]);
-    }
-    __syncthreads();
-    inclusive = s.node[slot(t)];
-    exclusive = s.node[slot(t > 0 ? t - 1 : 0)];
-    total = s.node[slot(Threads - 1)];
   }
 };
 

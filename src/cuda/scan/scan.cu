@@ -1,10 +1,9 @@
 // Device scans. Integers: one pass over the data, tiles chained by decoupled look-back
-// (Merrill and Garland 2016): each element is read once and written once; 16-byte aligned
-// int32/int64/uint32/uint64 data in 16-byte vectors (scan_tiles_vectorized), and from 64 MiB
-// on sm_90 through shared memory, by the bulk copy engine (scan_tiles_specialized). Floating point:
+// (Merrill and Garland 2016): each element is read once and written once. Floating point:
 // reduce-then-scan (tile sums, a fixed-shape scan of them, then the tiles), because the
 // look-back combines predecessors in an order that depends on timing, and float addition
-// is not associative: this way a float scan gives the same bits on every run.
+// is not associative: this way a float scan gives the same bits on every run. cuda_scan
+// below is the one place that picks a kernel; scan_policy.cuh holds every launch shape.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -13,14 +12,21 @@
 #include <stdexcept>
 #include <type_traits>
 
-#include "cuda/scan/block_scan.cuh"
 #include "cuda/common/check.cuh"
 #include "cuda/common/device_buffer.cuh"
 #include "cuda/scan/scan_kernels.cuh"
+#include "cuda/scan/scan_policy.cuh"
 #include "ssum/scan.hpp"
 
 namespace ssum::detail {
 
+// The kernel, chosen once per call:
+//   floating point                       reduce_tiles, scan_tile_sums, scan_tiles (no look-back);
+//   In == Out of 4 or 8 bytes, both pointers 16-byte aligned (cudaMalloc's always are):
+//     from specialized::min_bytes on sm_90  scan_tiles_specialized (bulk copies, mbarriers);
+//     otherwise, or without sm_90 code      scan_tiles_vectorized;
+//   anything else (misaligned, widening)  scan_tiles with look-back.
+// Integer results are exact on every path.
 template <class In, class Out, class Op>
 void cuda_scan(const cuda& policy, const In* d_in, Out* d_out, std::size_t n, Op op, const Out* init, bool exclusive) {
   using namespace cuda_detail;
@@ -28,9 +34,9 @@ void cuda_scan(const cuda& policy, const In* d_in, Out* d_out, std::size_t n, Op
   if (!d_in || !d_out) throw std::invalid_argument("ssum::cuda scan: null device pointer");
   device_scope on(policy.device);
   const cudaStream_t stream = policy.stream;
-  using tuning = scan_tuning<In, Out>;
-  constexpr std::size_t tile = tuning::threads * tuning::items;
-  const std::size_t tiles = (n + tile - 1) / tile;
+  using tuning = scan_policy<In, Out>;
+  using transposing = typename tuning::transposing;
+  const std::size_t tiles = (n + transposing::tile - 1) / transposing::tile;
   if (tiles > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
     throw std::invalid_argument("ssum::cuda scan: too many elements for one launch");
   }
@@ -44,36 +50,35 @@ void cuda_scan(const cuda& policy, const In* d_in, Out* d_out, std::size_t n, Op
     Out* sums = scratch.as<Out>();
     Out* prefixes = sums + tiles;
     params.tile_prefix = prefixes;
-    reduce_tiles<tuning::threads, tuning::items, typename tuning::block_scan>
-        <<<static_cast<unsigned>(tiles), tuning::threads, 0, stream>>>(d_in, n, op, sums);
+    reduce_tiles<transposing::threads, transposing::items>
+        <<<static_cast<unsigned>(tiles), transposing::threads, 0, stream>>>(d_in, n, op, sums);
     SSUM_CUDA_CHECK_LAUNCH("reduce_tiles");
-    scan_tile_sums<sums_threads><<<1, sums_threads, 0, stream>>>(sums, prefixes, tiles, op, params.init,
-                                                                  params.has_init);
+    scan_tile_sums<tuning::sums_threads><<<1, tuning::sums_threads, 0, stream>>>(sums, prefixes, tiles, op,
+                                                                                  params.init, params.has_init);
     SSUM_CUDA_CHECK_LAUNCH("scan_tile_sums");
-    scan_tiles<tuning::threads, tuning::items, tuning::min_blocks, typename tuning::block_scan, false, tuning::flags>
-        <<<static_cast<unsigned>(tiles), tuning::threads, 0, stream>>>(d_in, d_out, n, op, params);
+    scan_tiles<transposing::threads, transposing::items, transposing::min_blocks, false>
+        <<<static_cast<unsigned>(tiles), transposing::threads, 0, stream>>>(d_in, d_out, n, op, params);
     SSUM_CUDA_CHECK_LAUNCH("scan_tiles");
-  } else if constexpr (std::is_same_v<In, Out> && (sizeof(Out) == 4 || sizeof(Out) == 8)) {
-    // 16-byte vectors where both pointers allow them (cudaMalloc's always do); any other
-    // alignment takes the transposing kernel. Integer results are exact either way.
-    // Large ones on sm_90 and later: bulk-copied tiles, warp-specialized blocks.
-    using vectorized = vectorized_scan_tuning<Out>;
-    using specialized = specialized_scan_tuning<Out>;
-    if (reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(d_out) % 16 == 0) {
-      if (n * sizeof(Out) >= specialized::min_bytes &&
-          launch_specialized_scan<specialized::consumers, specialized::rows, specialized::stages,
-                                  specialized::min_blocks, specialized::flags>(stream, d_in, d_out, n, op, params)) {
+  } else {
+    constexpr bool vectorizable = std::is_same_v<In, Out> && (sizeof(Out) == 4 || sizeof(Out) == 8);
+    if constexpr (vectorizable) {
+      if (reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(d_out) % 16 == 0) {
+        using vectorized = typename tuning::vectorized;
+        using specialized = typename tuning::specialized;
+        // launch_specialized_scan launches nothing and says false where the device runs no
+        // sm_90 code.
+        if (n * sizeof(Out) >= specialized::min_bytes &&
+            launch_specialized_scan<specialized::consumers, specialized::rows, specialized::stages,
+                                    specialized::min_blocks>(stream, d_in, d_out, n, op, params)) {
+          return;
+        }
+        launch_vectorized_scan<vectorized::threads, vectorized::vectors, vectorized::min_blocks>(stream, d_in, d_out,
+                                                                                                  n, op, params);
         return;
       }
-      launch_vectorized_scan<vectorized::threads, vectorized::vectors, vectorized::min_blocks, vectorized::flags>(
-          stream, d_in, d_out, n, op, params);
-    } else {
-      launch_look_back_scan<tuning::threads, tuning::items, tuning::min_blocks, typename tuning::block_scan,
-                            tuning::flags>(stream, d_in, d_out, n, op, params);
     }
-  } else {
-    launch_look_back_scan<tuning::threads, tuning::items, tuning::min_blocks, typename tuning::block_scan, tuning::flags>(
-        stream, d_in, d_out, n, op, params);
+    launch_look_back_scan<transposing::threads, transposing::items, transposing::min_blocks>(stream, d_in, d_out, n,
+                                                                                             op, params);
   }
 }
 

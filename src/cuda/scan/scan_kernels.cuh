@@ -2,36 +2,21 @@
 // The scan kernels behind ssum::inclusive_scan / exclusive_scan on CUDA (see scan.cu for the
 // dispatch): a tile is Threads x Items elements; each thread scans its Items in registers,
 // the block scans the thread totals, and the tile learns what precedes it either by
-// decoupled look-back (LookBack) or from a precomputed array of tile prefixes.
+// decoupled look-back (LookBack) or from a precomputed array of tile prefixes. The launch
+// shapes come from scan_policy.cuh.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstddef>
 
-#include "cuda/scan/block_scan.cuh"
 #include "cuda/common/bulk_copy.cuh"
 #include "cuda/common/check.cuh"
 #include "cuda/common/device_buffer.cuh"
 #include "cuda/common/kept_state.cuh"
+#include "cuda/scan/block_scan.cuh"
 #include "cuda/scan/tile_scan.cuh"
 
 namespace ssum::cuda_detail {
-
-// One place for the launch shape. 16 KiB of input per tile keeps enough bytes in flight
-// per SM to cover HBM latency at 8 resident blocks.
-// Measured on the H200 (docs/performance.md): for 4-byte values, asking for 8 resident
-// blocks per SM (32 registers a thread) beat 128/512 threads, 24 items and fewer blocks.
-template <class In, class Out>
-struct scan_tuning {
-  static constexpr int threads = 256;
-  static constexpr int items = sizeof(Out) >= 8 ? 8 : 16;
-  static constexpr int min_blocks = sizeof(Out) >= 8 ? 1 : 8;  // __launch_bounds__' blocks per SM
-  // All four scan_variant bits: together 5-6% faster than none at 2^28 int32 and 2^20
-  // (bench_scan_cuda's variant_* rows, docs/performance.md).
-  static constexpr int flags = scan_variant::backoff | scan_variant::full_tile | scan_variant::streaming |
-                               scan_variant::warp_transpose;
-  using block_scan = block_scan_warp<threads, Out>;
-};
 
 template <class Out>
 struct scan_params {
@@ -43,8 +28,9 @@ struct scan_params {
   const Out* tile_prefix; // !LookBack: what precedes each tile (includes init)
 };
 
-template <int Threads, int Items, int MinBlocks, class BlockScan, bool LookBack, int Flags, class In, class Out, class Op>
+template <int Threads, int Items, int MinBlocks, bool LookBack, class In, class Out, class Op>
 __global__ void __launch_bounds__(Threads, MinBlocks) scan_tiles(const In* in, Out* out, std::size_t n, Op op, scan_params<Out> p) {
+  using BlockScan = block_scan_warp<Threads, Out>;
   using io = tile_io<Threads, Items, Out>;
   constexpr std::size_t tile = Threads * Items;
   constexpr std::size_t widest = sizeof(In) > sizeof(Out) ? sizeof(In) : sizeof(Out);
@@ -64,7 +50,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks) scan_tiles(const In* in, O
   const int valid = static_cast<int>(n - base < tile ? n - base : tile);
 
   Out v[Items];
-  tile_io<Threads, Items, In>::template load<Out, Flags>(in, base, valid, v, reinterpret_cast<In*>(raw));
+  tile_io<Threads, Items, In>::template load<Out, tile_access::streamed>(in, base, valid, v, reinterpret_cast<In*>(raw));
 #pragma unroll
   for (int k = 1; k < Items; ++k) v[k] = op(v[k - 1], v[k]);
   Out inc, excl, aggregate;
@@ -80,7 +66,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks) scan_tiles(const In* in, O
     } else {
       if (threadIdx.x < warp_size) {
         if (threadIdx.x == 0) p.state.publish(tile_id, aggregate, status_aggregate);  // unblock successors early
-        const Out before = look_back<tile_state<Out>, Out, Flags>(p.state, tile_id, op);
+        const Out before = look_back<tile_state<Out>, Out, true>(p.state, tile_id, op);
         if (threadIdx.x == 0) {
           p.state.publish(tile_id, op(before, aggregate), status_inclusive);
           s_prefix = before;
@@ -107,7 +93,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks) scan_tiles(const In* in, O
 #pragma unroll
     for (int k = 0; k < Items; ++k) io::stage(k, has_first ? op(first, v[k]) : v[k], staged);
   }
-  io::template flush<Flags>(out, base, valid, staged);
+  io::template flush<tile_access::streamed>(out, base, valid, staged);
   if constexpr (LookBack) {
     if (p.reset_state) reset_when_last(p.state, gridDim.x);
   }
@@ -120,50 +106,32 @@ __global__ void __launch_bounds__(Threads, MinBlocks) scan_tiles(const In* in, O
 // reads 4 elements at a time too; ssum's transposing kernel reached 0.84x of it).
 // Lane l's k-th vector holds elements k*32*V + l*V ... + V-1 of the run: the lane scans it
 // in registers, the warp scans the vectors' totals with shuffles, vector after vector.
-// Elements per tile of scan_tiles_vectorized: Threads x Vectors 16-byte vectors.
-template <int Threads, int Vectors, class T>
-constexpr std::size_t vectorized_tile = std::size_t{Threads} * Vectors * (16 / sizeof(T));
-
-template <class T>
-struct vectorized_scan_tuning {
-  // Measured on the H200 (bench_scan_cuda's vec_ rows, docs/performance.md): 128 threads x
-  // 8 vectors (32 int32 at 6 blocks per SM, 16 int64 at 4; 16 KiB tiles) beat 256 x 4,
-  // 256 x 6, 512 x 4 and 64 x 8; persistent blocks that prefetched their next tile were 2x
-  // slower.
-  static constexpr int threads = 128;
-  static constexpr int vectors = 8;
-  static constexpr int min_blocks = sizeof(T) >= 8 ? 4 : 6;
-  static constexpr int flags = scan_variant::backoff | scan_variant::streaming;
-  static constexpr std::size_t tile = vectorized_tile<threads, vectors, T>;
-};
-
-template <int Flags, class T, int V>
+// 16-byte vectors with evict-first cache hints (each element is read once and written once).
+template <class T, int V>
 __device__ __forceinline__ void load_vector(const T* p, T (&v)[V]) {
   static_assert(V * sizeof(T) == 16, "one 16-byte vector");
   const uint4* q = reinterpret_cast<const uint4*>(p);
   uint4 r;
-  if constexpr ((Flags & scan_variant::streaming) != 0) r = __ldcs(q);
-  else r = *q;
+  r = __ldcs(q);
   memcpy(v, &r, 16);
 }
-template <int Flags, class T, int V>
+template <class T, int V>
 __device__ __forceinline__ void store_vector(T* p, const T (&v)[V]) {
   uint4 r;
   memcpy(&r, v, 16);
   uint4* q = reinterpret_cast<uint4*>(p);
-  if constexpr ((Flags & scan_variant::streaming) != 0) __stcs(q, r);
-  else *q = r;
+  __stcs(q, r);
 }
 
 // One tile's 16-byte vectors of this thread (guarded, padded with T{} past n, for the last).
-template <int Threads, int Vectors, int Flags, class T, int V>
+template <int Threads, int Vectors, class T, int V>
 __device__ __forceinline__ void load_vectorized_tile(const T* in, std::size_t n, std::size_t tile_id, T (&v)[Vectors][V]) {
   constexpr std::size_t tile = std::size_t{Threads} * Vectors * V;
   const int lane = static_cast<int>(threadIdx.x) % warp_size, warp = static_cast<int>(threadIdx.x) / warp_size;
   const std::size_t run = tile_id * tile + std::size_t(warp) * warp_size * Vectors * V;
   if (n - tile_id * tile >= tile) {
 #pragma unroll
-    for (int k = 0; k < Vectors; ++k) load_vector<Flags>(in + run + k * warp_size * V + lane * V, v[k]);
+    for (int k = 0; k < Vectors; ++k) load_vector(in + run + k * warp_size * V + lane * V, v[k]);
   } else {
 #pragma unroll
     for (int k = 0; k < Vectors; ++k) {
@@ -177,14 +145,14 @@ __device__ __forceinline__ void load_vectorized_tile(const T* in, std::size_t n,
 }
 
 // The same positions written back (guarded for the last tile).
-template <int Threads, int Vectors, int Flags, class T, int V>
+template <int Threads, int Vectors, class T, int V>
 __device__ __forceinline__ void store_vectorized_tile(T* out, std::size_t n, std::size_t tile_id, const T (&v)[Vectors][V]) {
   constexpr std::size_t tile = std::size_t{Threads} * Vectors * V;
   const int lane = static_cast<int>(threadIdx.x) % warp_size, warp = static_cast<int>(threadIdx.x) / warp_size;
   const std::size_t run = tile_id * tile + std::size_t(warp) * warp_size * Vectors * V;
   if (n - tile_id * tile >= tile) {
 #pragma unroll
-    for (int k = 0; k < Vectors; ++k) store_vector<Flags>(out + run + k * warp_size * V + lane * V, v[k]);
+    for (int k = 0; k < Vectors; ++k) store_vector(out + run + k * warp_size * V + lane * V, v[k]);
   } else {
 #pragma unroll
     for (int k = 0; k < Vectors; ++k) {
@@ -197,8 +165,8 @@ __device__ __forceinline__ void store_vectorized_tile(T* out, std::size_t n, std
   }
 }
 
-// One block per tile (see vectorized_scan_tuning).
-template <int Threads, int Vectors, int MinBlocks, int Flags, class T, class Op>
+// One block per tile of Threads x Vectors 16-byte vectors.
+template <int Threads, int Vectors, int MinBlocks, class T, class Op>
 __global__ void __launch_bounds__(Threads, MinBlocks)
     scan_tiles_vectorized(const T* in, T* out, std::size_t n, Op op, scan_params<T> p) {
   constexpr int V = 16 / sizeof(T);
@@ -215,7 +183,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
   __syncthreads();
   const std::size_t tile_id = s_tile;
   T v[Vectors][V];
-  load_vectorized_tile<Threads, Vectors, Flags>(in, n, tile_id, v);
+  load_vectorized_tile<Threads, Vectors>(in, n, tile_id, v);
 
   // before[k]: what precedes vector k within the warp's run (nothing for lane 0's first).
   T before[Vectors];
@@ -248,7 +216,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
       if (lane == 0) p.state.publish(0, p.has_init ? op(p.init, aggregate) : aggregate, status_inclusive);
     } else {
       if (lane == 0) p.state.publish(tile_id, aggregate, status_aggregate);  // unblock successors early
-      const T preceding = look_back<tile_state<T>, T, Flags>(p.state, tile_id, op);
+      const T preceding = look_back<tile_state<T>, T, true>(p.state, tile_id, op);
       if (lane == 0) {
         p.state.publish(tile_id, op(preceding, aggregate), status_inclusive);
         s_prefix = preceding;
@@ -277,29 +245,21 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     }
   }
 
-  store_vectorized_tile<Threads, Vectors, Flags>(out, n, tile_id, v);
+  store_vectorized_tile<Threads, Vectors>(out, n, tile_id, v);
   if (p.reset_state) reset_when_last(p.state, gridDim.x);
 }
 
-// The kernel alone, on tile state the caller bound and zeroed (bench_scan_cuda measures
-// with it what kept state saves).
-template <int Threads, int Vectors, int MinBlocks, int Flags, class T, class Op>
-void launch_vectorized_scan_kernel(cudaStream_t stream, const T* in, T* out, std::size_t n, Op op, scan_params<T> p) {
-  constexpr std::size_t tile = vectorized_tile<Threads, Vectors, T>;
-  scan_tiles_vectorized<Threads, Vectors, MinBlocks, Flags>
-      <<<static_cast<unsigned>((n + tile - 1) / tile), Threads, 0, stream>>>(in, out, n, op, p);
-  SSUM_CUDA_CHECK_LAUNCH("scan_tiles_vectorized");
-}
-
-template <int Threads, int Vectors, int MinBlocks, int Flags, class T, class Op>
+template <int Threads, int Vectors, int MinBlocks, class T, class Op>
 void launch_vectorized_scan(cudaStream_t stream, const T* in, T* out, std::size_t n, Op op, scan_params<T> p) {
   using state_t = tile_state<T>;
-  constexpr std::size_t tile = vectorized_tile<Threads, Vectors, T>;
+  constexpr std::size_t tile = std::size_t{Threads} * Vectors * (16 / sizeof(T));
   const std::size_t tiles = (n + tile - 1) / tile;
   with_zeroed_state(stream, state_t::bytes(tiles), [&](void* state, bool reset) {
     p.state = state_t::bind(state, tiles);
     p.reset_state = reset;
-    launch_vectorized_scan_kernel<Threads, Vectors, MinBlocks, Flags>(stream, in, out, n, op, p);
+    scan_tiles_vectorized<Threads, Vectors, MinBlocks>
+        <<<static_cast<unsigned>(tiles), Threads, 0, stream>>>(in, out, n, op, p);
+    SSUM_CUDA_CHECK_LAUNCH("scan_tiles_vectorized");
   });
 }
 
@@ -364,7 +324,7 @@ struct staged_tile {
   }
 
   // Pass 2: vector after vector, what precedes it (carry: the run so far), then the store.
-  template <int Flags, class Op>
+  template <class Op>
   __device__ static void scan_run(const T* src, int valid, T* out, std::size_t run_base, T carry, bool have,
                                   bool exclusive, Op op) {
     const int lane = static_cast<int>(threadIdx.x) % warp_size;
@@ -389,7 +349,7 @@ struct staged_tile {
       }
       const int at = (k * warp_size + lane) * V;
       if (valid == run) {
-        store_vector<Flags>(out + run_base + at, v);
+        store_vector(out + run_base + at, v);
       } else {
 #pragma unroll
         for (int j = 0; j < V; ++j) {
@@ -421,21 +381,7 @@ struct specialized_scan_shape {
   using tile_t = staged_tile<Consumers * warp_size, Rows, T>;  // the consumers' runs
 };
 
-// The default shape (bench_scan_cuda's spec_ rows, docs/performance.md), and the size from
-// which scan.cu takes this kernel: below it the ring's start-up costs more than it saves.
-// 16 KiB tiles; 8-byte values did better with three blocks of four stages per SM (2^28
-// int64: 1235 against 1301 us), 4-byte ones with two of six (616 against 651 us).
-template <class T>
-struct specialized_scan_tuning {
-  static constexpr int consumers = 8;
-  static constexpr int rows = 4;
-  static constexpr int stages = sizeof(T) >= 8 ? 4 : 6;
-  static constexpr int min_blocks = sizeof(T) >= 8 ? 3 : 2;
-  static constexpr int flags = scan_variant::backoff | scan_variant::streaming;
-  static constexpr std::size_t min_bytes = std::size_t{64} << 20;
-};
-
-template <int Consumers, int Rows, int Stages, int MinBlocks, int Flags, class T, class Op>
+template <int Consumers, int Rows, int Stages, int MinBlocks, class T, class Op>
 __global__ void __launch_bounds__((2 + Consumers) * warp_size, MinBlocks)
     scan_tiles_specialized(const T* in, T* out, std::size_t n, Op op, scan_params<T> p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -467,7 +413,7 @@ __global__ void __launch_bounds__((2 + Consumers) * warp_size, MinBlocks)
     if (t < tiles && n - t * tile >= tile) {
       bulk_barrier_expect_bytes(&s_landed[s], static_cast<unsigned>(tile * sizeof(T)));  // one arrival
       for (int r = 0; r < Consumers; ++r) {
-        bulk_load<(Flags & scan_variant::streaming) != 0>(ring + s * tile + r * run, in + t * tile + r * run,
+        bulk_load<true>(ring + s * tile + r * run, in + t * tile + r * run,
                                                           run * sizeof(T), &s_landed[s]);
       }
       if (arrivals > 1) bulk_barrier_arrive(&s_landed[s], arrivals - 1);
@@ -521,7 +467,7 @@ __global__ void __launch_bounds__((2 + Consumers) * warp_size, MinBlocks)
       bulk_barrier_wait(&s_ticketed[s], phase);
       const std::size_t t = s_ticket[s];
       T preceding{};
-      if (t < tiles && t > 0) preceding = look_back<tile_state<T>, T, Flags>(p.state, t, op);
+      if (t < tiles && t > 0) preceding = look_back<tile_state<T>, T, true>(p.state, t, op);
       bulk_barrier_wait(&s_reduced[s], phase);
       if (t < tiles && t > 0 && lane == 0) {
         p.state.publish(t, op(preceding, s_aggregate[s]), status_inclusive);
@@ -541,7 +487,7 @@ __global__ void __launch_bounds__((2 + Consumers) * warp_size, MinBlocks)
       const T carry = r == 0 ? prefix : (has_prefix ? op(prefix, before) : before);
       const std::size_t run_base = t * tile + std::size_t(r) * run;
       const bool full = n - t * tile >= tile;
-      tile_t::template scan_run<Flags>(full ? ring + s * tile + r * run : in + run_base,
+      tile_t::scan_run(full ? ring + s * tile + r * run : in + run_base,
                                        full ? run : tile_t::valid_in_run(run_base, n), out, run_base, carry, have,
                                        p.exclusive, op);
       asm volatile("bar.sync 1, %0;" ::"r"(consumer_threads) : "memory");  // the stage is read; barrier 0 is __syncthreads
@@ -564,14 +510,14 @@ __global__ void __launch_bounds__((2 + Consumers) * warp_size, MinBlocks)
 
 // As many blocks as fit on the device at once (fewer for small inputs). false, launching
 // nothing, where the kernel cannot run (no sm_90 code for this device).
-template <int Consumers, int Rows, int Stages, int MinBlocks, int Flags, class T, class Op>
+template <int Consumers, int Rows, int Stages, int MinBlocks, class T, class Op>
 bool launch_specialized_scan(cudaStream_t stream, const T* in, T* out, std::size_t n, Op op, scan_params<T> p) {
   using state_t = tile_state<T>;
   using shape = specialized_scan_shape<Consumers, Rows, T>;
   constexpr std::size_t ring_bytes = Stages * shape::tile_t::bytes;
   constexpr std::size_t tile = shape::tile_t::size;
   const std::size_t tiles = (n + tile - 1) / tile;
-  auto* kernel = scan_tiles_specialized<Consumers, Rows, Stages, MinBlocks, Flags, T, Op>;
+  auto* kernel = scan_tiles_specialized<Consumers, Rows, Stages, MinBlocks, T, Op>;
   const persistent_shape resident = persistent_shape_of(kernel, shape::threads, ring_bytes);
   if (!resident.runs) return false;
   const unsigned grid = resident.grid_for(tiles);
@@ -586,23 +532,22 @@ bool launch_specialized_scan(cudaStream_t stream, const T* in, T* out, std::size
 }
 
 // Deterministic path, step 1: the reduction of each tile, combined in the tile's fixed shape.
-template <int Threads, int Items, class BlockScan, class In, class Out, class Op>
+template <int Threads, int Items, class In, class Out, class Op>
 __global__ void __launch_bounds__(Threads) reduce_tiles(const In* in, std::size_t n, Op op, Out* sums) {
+  using BlockScan = block_scan_warp<Threads, Out>;
   constexpr std::size_t tile = Threads * Items;
   __shared__ alignas(16) In buf[tile_io<Threads, Items, In>::slots];
   __shared__ typename BlockScan::storage scan_storage;
   const std::size_t base = blockIdx.x * tile;
   const int valid = static_cast<int>(n - base < tile ? n - base : tile);
   Out v[Items];
-  tile_io<Threads, Items, In>::template load<Out>(in, base, valid, v, buf);
+  tile_io<Threads, Items, In>::template load<Out, tile_access::plain>(in, base, valid, v, buf);
 #pragma unroll
   for (int k = 1; k < Items; ++k) v[k] = op(v[k - 1], v[k]);
   Out inc, excl, aggregate;
   BlockScan::scan(v[Items - 1], op, inc, excl, aggregate, scan_storage);
   if (threadIdx.x == 0) sums[blockIdx.x] = aggregate;  // the last tile's (padded) sum is never used
 }
-
-constexpr int sums_threads = 1024;
 
 // Deterministic path, step 2: prefix[i] = init op sums[0] op ... op sums[i-1], by one block:
 // each thread folds a fixed contiguous run of sums, the block scans the run totals, and each
@@ -628,16 +573,16 @@ __global__ void __launch_bounds__(Threads) scan_tile_sums(const Out* sums, Out* 
   }
 }
 
-// Single pass with decoupled look-back for any launch shape (scan.cu picks scan_tuning's;
-// the benchmarks try others). p carries init / exclusive; its state is set up here.
-template <int Threads, int Items, int MinBlocks, class BlockScan, int Flags, class In, class Out, class Op>
+// Single pass with decoupled look-back (the shape: scan_policy::transposing). p carries init /
+// exclusive; its state is set up here.
+template <int Threads, int Items, int MinBlocks, class In, class Out, class Op>
 void launch_look_back_scan(cudaStream_t stream, const In* in, Out* out, std::size_t n, Op op, scan_params<Out> p) {
   using state_t = tile_state<Out>;
   const std::size_t tiles = (n + Threads * Items - 1) / (Threads * Items);
   with_zeroed_state(stream, state_t::bytes(tiles), [&](void* state, bool reset) {
     p.state = state_t::bind(state, tiles);
     p.reset_state = reset;
-    scan_tiles<Threads, Items, MinBlocks, BlockScan, true, Flags>
+    scan_tiles<Threads, Items, MinBlocks, true>
         <<<static_cast<unsigned>(tiles), Threads, 0, stream>>>(in, out, n, op, p);
     SSUM_CUDA_CHECK_LAUNCH("scan_tiles");
   });

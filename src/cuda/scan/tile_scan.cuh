@@ -20,26 +20,23 @@ namespace ssum::cuda_detail {
 
 constexpr unsigned status_invalid = 0, status_aggregate = 1, status_inclusive = 2;
 
-// Variants of the single-pass scan, as bit flags, so that bench_scan_cuda can compare them
-// in one run and scan_tuning keeps the measured winner:
-//   backoff    look-back lanes sleep between polls of a not-yet-published tile (less L2
-//              traffic competing with the data stream);
-//   full_tile  full tiles load and store without bounds checks;
-//   streaming  the input is read and the output written with evict-first cache hints;
-//   warp_transpose  each warp moves its own 32 x Items elements through its own part of
-//              shared memory, so loads and stores need __syncwarp, not block barriers.
-namespace scan_variant {
-constexpr int backoff = 1, full_tile = 2, streaming = 4, warp_transpose = 8;
-}
+// How tile_io moves a tile between global memory and registers. Both forms ship:
+//   plain     block-striped loads and stores, one block barrier per transpose, every element
+//             bounds-checked, default cache policy (select, and the float scan's tile sums);
+//   streamed  each warp transposes its own 32 x Items elements through its own part of
+//             shared memory (__syncwarp, no block barrier), full tiles load and store without
+//             bounds checks, and input and output carry evict-first cache hints (the scan's
+//             tiles; scan_policy.cuh says why).
+enum class tile_access { plain, streamed };
 
-template <int Flags, class T>
+template <bool Streaming, class T>
 __device__ __forceinline__ T load_element(const T* p) {
-  if constexpr ((Flags & scan_variant::streaming) != 0) return __ldcs(p);
+  if constexpr (Streaming) return __ldcs(p);
   else return *p;
 }
-template <int Flags, class T>
+template <bool Streaming, class T>
 __device__ __forceinline__ void store_element(T* p, T v) {
-  if constexpr ((Flags & scan_variant::streaming) != 0) __stcs(p, v);
+  if constexpr (Streaming) __stcs(p, v);
   else *p = v;
 }
 
@@ -51,40 +48,41 @@ struct tile_io {
   static constexpr int tile = Threads * Items;
   static constexpr int slots = tile + tile / 32;
 
-  // The k-th coalesced element this thread moves: striped over the block, or over its warp's
-  // own 32 x Items elements.
-  template <int Flags>
+  // The k-th coalesced element this thread moves: striped over the block (plain), or over its
+  // warp's own 32 x Items elements (streamed).
+  template <tile_access Access>
   __device__ static int striped(int k) {
-    if constexpr ((Flags & scan_variant::warp_transpose) != 0) {
+    if constexpr (Access == tile_access::streamed) {
       return static_cast<int>(threadIdx.x / 32) * 32 * Items + k * 32 + static_cast<int>(threadIdx.x % 32);
     } else {
       return k * Threads + static_cast<int>(threadIdx.x);
     }
   }
-  template <int Flags>
+  template <tile_access Access>
   __device__ static void transpose_barrier() {
-    if constexpr ((Flags & scan_variant::warp_transpose) != 0) __syncwarp();
+    if constexpr (Access == tile_access::streamed) __syncwarp();
     else __syncthreads();
   }
 
   // in[base, base + valid) -> v[k] = element threadIdx.x * Items + k; lanes past `valid`
   // repeat their last valid element (or Fill when they have none). buf: `slots` elements.
-  template <class Out, int Flags = 0, class In>
+  template <class Out, tile_access Access = tile_access::plain, class In>
   __device__ static void load(const In* in, std::size_t base, int valid, Out (&v)[Items], In* buf) {
-    if ((Flags & scan_variant::full_tile) != 0 && valid == tile) {
+    constexpr bool streamed = Access == tile_access::streamed;
+    if (streamed && valid == tile) {
       In r[Items];  // all loads in flight before the first shared-memory store
 #pragma unroll
-      for (int k = 0; k < Items; ++k) r[k] = load_element<Flags>(in + base + striped<Flags>(k));
+      for (int k = 0; k < Items; ++k) r[k] = load_element<streamed>(in + base + striped<Access>(k));
 #pragma unroll
-      for (int k = 0; k < Items; ++k) buf[padded(striped<Flags>(k))] = r[k];
+      for (int k = 0; k < Items; ++k) buf[padded(striped<Access>(k))] = r[k];
     } else {
 #pragma unroll
       for (int k = 0; k < Items; ++k) {
-        const int i = striped<Flags>(k);  // a warp reads 32 neighbours
-        if (i < valid) buf[padded(i)] = load_element<Flags>(in + base + i);
+        const int i = striped<Access>(k);  // a warp reads 32 neighbours
+        if (i < valid) buf[padded(i)] = load_element<streamed>(in + base + i);
       }
     }
-    transpose_barrier<Flags>();
+    transpose_barrier<Access>();
 #pragma unroll
     for (int k = 0; k < Items; ++k) {
       const int i = threadIdx.x * Items + k;
@@ -100,21 +98,22 @@ struct tile_io {
   __device__ static void stage(int k, Out value, Out* buf) {
     buf[padded(threadIdx.x * Items + k)] = value;
   }
-  template <int Flags = 0, class Out>
+  template <tile_access Access = tile_access::plain, class Out>
   __device__ static void flush(Out* out, std::size_t base, int valid, const Out* buf) {
-    transpose_barrier<Flags>();
-    if ((Flags & scan_variant::full_tile) != 0 && valid == tile) {
+    constexpr bool streamed = Access == tile_access::streamed;
+    transpose_barrier<Access>();
+    if (streamed && valid == tile) {
 #pragma unroll
       for (int k = 0; k < Items; ++k) {
-        const int i = striped<Flags>(k);
-        store_element<Flags>(out + base + i, buf[padded(i)]);
+        const int i = striped<Access>(k);
+        store_element<streamed>(out + base + i, buf[padded(i)]);
       }
       return;
     }
 #pragma unroll
     for (int k = 0; k < Items; ++k) {
-      const int i = striped<Flags>(k);
-      if (i < valid) store_element<Flags>(out + base + i, buf[padded(i)]);
+      const int i = striped<Access>(k);
+      if (i < valid) store_element<streamed>(out + base + i, buf[padded(i)]);
     }
   }
 };
@@ -223,8 +222,10 @@ __device__ void reset_when_last(const State& state, std::size_t tiles) {
 }
 
 // Called by all 32 lanes of one warp for tile > 0; returns the exclusive prefix of `tile`
-// (everything before it) in every lane.
-template <class State, class T, int Flags = 0, class Op>
+// (everything before it) in every lane. Backoff: lanes sleep between polls of a tile that
+// has not published yet, leaving the L2 to the data stream (the scans; select polls
+// without sleeping).
+template <class State, class T, bool Backoff = false, class Op>
 __device__ T look_back(const State& state, std::size_t tile, Op op) {
   const int lane = threadIdx.x % 32;
   T prefix{};
@@ -234,7 +235,7 @@ __device__ T look_back(const State& state, std::size_t tile, Op op) {
     const long long idx = end - 1 - lane;        // lane 0 is the nearest tile
     unsigned status = status_inclusive;
     T value{};
-    if (idx >= 0) status = state.template wait<(Flags & scan_variant::backoff) != 0>(static_cast<std::size_t>(idx), value);
+    if (idx >= 0) status = state.template wait<Backoff>(static_cast<std::size_t>(idx), value);
     // Tile 0 always publishes an inclusive prefix, so lanes before it are never reached.
     const unsigned found = __ballot_sync(0xffffffffu, idx >= 0 && status == status_inclusive);
     const int last = found ? __ffs(found) - 1 : 31;  // lanes [0, last] take part

@@ -7,9 +7,9 @@
 
 #include <cstddef>
 
-#include "cuda/scan/block_scan.cuh"
 #include "cuda/common/check.cuh"
 #include "cuda/common/device_buffer.cuh"
+#include "cuda/scan/block_scan.cuh"
 #include "cuda/scan/tile_scan.cuh"
 
 namespace ssum::cuda_detail {
@@ -18,8 +18,11 @@ struct count_plus {
   __device__ unsigned long long operator()(unsigned long long a, unsigned long long b) const { return a + b; }
 };
 
+// The launch shape, one block per tile: 256 threads x 16 items (8 for 8-byte types), as the
+// scan's transposing tiles. Tiles move in tile_access::plain; the look-back polls without
+// backing off.
 template <class T>
-struct select_tuning {
+struct select_policy {
   static constexpr int threads = 256;
   static constexpr int items = sizeof(T) >= 8 ? 8 : 16;
 };
@@ -42,7 +45,7 @@ __global__ void __launch_bounds__(Threads)
   const int valid = static_cast<int>(n - base < tile ? n - base : tile);
 
   T v[Items];
-  io::template load<T>(in, base, valid, v, buf);
+  io::template load<T, tile_access::plain>(in, base, valid, v, buf);
   bool keep[Items];
   count_t mine = 0;
 #pragma unroll
@@ -60,7 +63,7 @@ __global__ void __launch_bounds__(Threads)
       if (threadIdx.x == 0) state.publish(0, selected, status_inclusive);
     } else {
       if (threadIdx.x == 0) state.publish(tile_id, selected, status_aggregate);
-      before = look_back<tile_state<count_t>, count_t>(state, tile_id, count_plus{});
+      before = look_back<tile_state<count_t>, count_t, false>(state, tile_id, count_plus{});
       if (threadIdx.x == 0) state.publish(tile_id, before + selected, status_inclusive);
     }
     if (threadIdx.x == 0) {
@@ -85,7 +88,7 @@ __global__ void __launch_bounds__(Threads)
 template <class T, class Pred>
 std::size_t select_if(cudaStream_t stream, const T* d_in, T* d_out, std::size_t n, Pred pred) {
   if (n == 0) return 0;
-  using tuning = select_tuning<T>;
+  using tuning = select_policy<T>;
   constexpr std::size_t tile = tuning::threads * tuning::items;
   const std::size_t tiles = (n + tile - 1) / tile;
   using count_t = unsigned long long;

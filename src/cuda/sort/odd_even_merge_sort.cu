@@ -36,8 +36,8 @@
 namespace ssum::cuda_detail {
 namespace {
 
-// Tuning (one place).
-struct oem_tuning {
+// The launch shapes and the pass structure of the odd-even merge sort, in one place.
+struct oem_policy {
   static constexpr int tile_threads = 512;
   static constexpr int tile_items = 8;
   static constexpr std::size_t tile = std::size_t(tile_threads) * tile_items;  // T
@@ -53,17 +53,17 @@ struct oem_tuning {
   static constexpr int mid_width = 32;        // W of the middle cone passes
   static constexpr int max_mid_phases = 6;    // D <= 32 rows
 };
-static_assert(std::size_t(2) << oem_tuning::log_tail_stride == oem_tuning::tile, "the tail takes the phases below T");
+static_assert(std::size_t(2) << oem_policy::log_tail_stride == oem_policy::tile, "the tail takes the phases below T");
 // block_oem_cone needs windows that start at a multiple of 2D rows: M a multiple of 2D.
-static_assert(oem_tuning::cone_outputs % (2 << oem_tuning::log_tail_stride) == 0, "tail rows per block");
-static_assert((oem_tuning::cone_outputs / oem_tuning::mid_width) % (2 << (oem_tuning::max_mid_phases - 1)) == 0,
+static_assert(oem_policy::cone_outputs % (2 << oem_policy::log_tail_stride) == 0, "tail rows per block");
+static_assert((oem_policy::cone_outputs / oem_policy::mid_width) % (2 << (oem_policy::max_mid_phases - 1)) == 0,
               "middle rows per block");
-static_assert(oem_tuning::mid_width <= oem_tuning::tile, "middle residues: S >= T >= W");
+static_assert(oem_policy::mid_width <= oem_policy::tile, "middle residues: S >= T >= W");
 
 // A cone pass's window: its outputs plus 2D rows each side, D = 2^log_top.
 template <int W>
 constexpr int cone_rows(int log_top) {
-  return oem_tuning::cone_outputs / W + (4 << log_top);
+  return oem_policy::cone_outputs / W + (4 << log_top);
 }
 template <int W, class Key, class Value>
 std::size_t cone_smem_bytes(int log_top) {
@@ -87,7 +87,7 @@ unsigned grid_of(std::size_t blocks, const char* what) {
 template <int Threads, class Key, class Value, class Compare>
 __global__ void __launch_bounds__(Threads)
     sort_tiles(const Key* in_keys, const Value* in_values, Key* out_keys, Value* out_values, std::size_t n, Compare comp) {
-  using block = block_oem_sort<Threads, oem_tuning::tile_items, Key, Value>;
+  using block = block_oem_sort<Threads, oem_policy::tile_items, Key, Value>;
   extern __shared__ __align__(16) unsigned char raw[];
   Key* sk = reinterpret_cast<Key*>(raw);
   Value* sv = reinterpret_cast<Value*>(sk + block::slots);
@@ -107,12 +107,12 @@ __global__ void __launch_bounds__(Threads)
 // 2a. Phases p ... s of level p, s = 2p >> LogRows: thread = column (2p-block b, residue r),
 // positions b 2p + r + m s, m < 2^LogRows.
 template <int LogRows, class Key, class Value, class Compare>
-__global__ void __launch_bounds__(oem_tuning::column_threads)
+__global__ void __launch_bounds__(oem_policy::column_threads)
     merge_columns(Key* keys, Value* values, std::size_t n, int log_p, Compare comp) {
   constexpr int R = 1 << LogRows;
   const int log_s = log_p + 1 - LogRows;
   const std::size_t s = std::size_t(1) << log_s;
-  const std::size_t col = blockIdx.x * std::size_t(oem_tuning::column_threads) + threadIdx.x;
+  const std::size_t col = blockIdx.x * std::size_t(oem_policy::column_threads) + threadIdx.x;
   const std::size_t base = ((col >> log_s) << (log_p + 1)) + (col & (s - 1));
   if (base >= n) return;
   oem_regs<Key, Value, R> r;
@@ -142,24 +142,24 @@ void launch_columns(cudaStream_t stream, Key* keys, Value* values, std::size_t n
   const int log_s = log_p + 1 - LogRows;
   const std::size_t columns = ((n + (std::size_t(2) << log_p) - 1) >> (log_p + 1)) << log_s;
   merge_columns<LogRows, Key, Value, Compare>
-      <<<grid_of((columns + oem_tuning::column_threads - 1) / oem_tuning::column_threads, "merge_columns"),
-         oem_tuning::column_threads, 0, stream>>>(keys, values, n, log_p, comp);
+      <<<grid_of((columns + oem_policy::column_threads - 1) / oem_policy::column_threads, "merge_columns"),
+         oem_policy::column_threads, 0, stream>>>(keys, values, n, log_p, comp);
   SSUM_CUDA_CHECK_LAUNCH("odd_even_merge_sort merge_columns");
 }
 
 // 2b. One shifted phase (p, k), k < p: candidate c has lower end oem_candidate(c, k, true).
 template <class Key, class Value, class Compare>
-__global__ void __launch_bounds__(oem_tuning::phase_threads)
+__global__ void __launch_bounds__(oem_policy::phase_threads)
     merge_phase(Key* keys, Value* values, std::size_t n, int log_p, int log_k, Compare comp) {
-  constexpr int E = oem_tuning::phase_items;
+  constexpr int E = oem_policy::phase_items;
   const std::size_t k = std::size_t(1) << log_k, block_mask = (std::size_t(2) << log_p) - 1;
-  const std::size_t first = blockIdx.x * std::size_t(oem_tuning::phase_threads * E) + threadIdx.x;
+  const std::size_t first = blockIdx.x * std::size_t(oem_policy::phase_threads * E) + threadIdx.x;
   std::size_t lo[E];
   bool live[E];
   Key a[E], b[E];
 #pragma unroll
   for (int e = 0; e < E; ++e) {  // all loads first: E independent pairs in flight
-    lo[e] = oem_candidate(first + e * std::size_t(oem_tuning::phase_threads), k, true);
+    lo[e] = oem_candidate(first + e * std::size_t(oem_policy::phase_threads), k, true);
     live[e] = lo[e] + k < n && (lo[e] & block_mask) + k <= block_mask;
     if (live[e]) {
       a[e] = keys[lo[e]];
@@ -185,10 +185,10 @@ __global__ void __launch_bounds__(oem_tuning::phase_threads)
 // of W, row block of M rows), row blocks fastest so that neighbours, which read each other's
 // outputs as their halo, run together. Slots of positions >= n hold sentinels.
 template <int W, class Key, class Value, class Compare>
-__global__ void __launch_bounds__(oem_tuning::cone_threads)
+__global__ void __launch_bounds__(oem_policy::cone_threads)
     merge_cone(const Key* in_keys, const Value* in_values, Key* out_keys, Value* out_values, std::size_t n, int log_p,
                int log_s, int log_top, Compare comp) {
-  constexpr int M = oem_tuning::cone_outputs / W;
+  constexpr int M = oem_policy::cone_outputs / W;
   extern __shared__ __align__(16) unsigned char raw[];
   Key* sk = reinterpret_cast<Key*>(raw);
   Value* sv = reinterpret_cast<Value*>(sk + W * cone_rows<W>(log_top));
@@ -203,12 +203,12 @@ __global__ void __launch_bounds__(oem_tuning::cone_threads)
   auto position = [&](int slot) { return r0 + slot % W + ((wm_lo + slot / W) << log_s); };
   // The window, U loads in flight per thread (a plain loop would wait for each in turn).
   constexpr int U = 8;
-  for (int first = threadIdx.x; first < rows * W; first += U * oem_tuning::cone_threads) {
+  for (int first = threadIdx.x; first < rows * W; first += U * oem_policy::cone_threads) {
     Key k[U];
     Value v[has_values<Value> ? U : 1];
 #pragma unroll
     for (int u = 0; u < U; ++u) {
-      const int i = first + u * oem_tuning::cone_threads;
+      const int i = first + u * oem_policy::cone_threads;
       const std::size_t x = position(i);
       const bool real = i < rows * W && x < n;
       k[u] = real ? in_keys[x] : last_key<Key, Compare>();
@@ -216,7 +216,7 @@ __global__ void __launch_bounds__(oem_tuning::cone_threads)
     }
 #pragma unroll
     for (int u = 0; u < U; ++u) {
-      const int i = first + u * oem_tuning::cone_threads;
+      const int i = first + u * oem_policy::cone_threads;
       if (i < rows * W) {
         sk[i] = k[u];
         if constexpr (has_values<Value>) sv[i] = v[u];
@@ -226,8 +226,8 @@ __global__ void __launch_bounds__(oem_tuning::cone_threads)
   const oem_straddle straddle = oem_straddle::of(wm_lo, std::size_t(2) << (log_p - log_s));
   const int out_lo = static_cast<int>(m0 - wm_lo);
   const int out_hi = static_cast<int>(std::min(total_rows, m0 + M) - wm_lo);
-  block_oem_cone<oem_tuning::cone_threads, W>(sk, sv, rows, out_lo, out_hi, straddle, log_top, comp);
-  for (int i = out_lo * W + threadIdx.x; i < out_hi * W; i += oem_tuning::cone_threads) {
+  block_oem_cone<oem_policy::cone_threads, W>(sk, sv, rows, out_lo, out_hi, straddle, log_top, comp);
+  for (int i = out_lo * W + threadIdx.x; i < out_hi * W; i += oem_policy::cone_threads) {
     const std::size_t x = position(i);
     if (x < n) {
       out_keys[x] = sk[i];
@@ -244,11 +244,11 @@ struct level_plan {
 };
 
 level_plan plan_level(int log_p) {
-  const int log_t = oem_tuning::log_tail_stride + 1;
+  const int log_t = oem_policy::log_tail_stride + 1;
   const int above_tail = log_p - log_t + 1;  // phases p ... T
-  level_plan l{log_p, std::min(above_tail, oem_tuning::log_column_rows), 0, 0};
+  level_plan l{log_p, std::min(above_tail, oem_policy::log_column_rows), 0, 0};
   l.middle = above_tail - l.log_rows;
-  l.cones = l.middle < 2 ? 0 : (l.middle + oem_tuning::max_mid_phases - 1) / oem_tuning::max_mid_phases;
+  l.cones = l.middle < 2 ? 0 : (l.middle + oem_policy::max_mid_phases - 1) / oem_policy::max_mid_phases;
   return l;
 }
 
@@ -262,7 +262,7 @@ struct oem_plan {
 
 oem_plan plan_for(std::size_t n) {
   oem_plan plan;
-  for (std::size_t p = oem_tuning::tile; p < n; p *= 2) {
+  for (std::size_t p = oem_policy::tile; p < n; p *= 2) {
     ++plan.levels;
     plan.flips += 1 + plan_level(log2_exact(p)).cones;
   }
@@ -278,7 +278,7 @@ void allow_smem(Kernel* kernel, std::size_t bytes) {
 
 template <class Key, class Value, class Compare>
 void merge_sort(cudaStream_t stream, Key* keys, Value* values, std::size_t n, Compare comp) {
-  using T = oem_tuning;
+  using T = oem_policy;
   if (n <= 1) return;
   if (n <= T::small_tile) {
     using block = block_oem_sort<T::small_threads, T::tile_items, Key, Value>;

@@ -27,9 +27,14 @@
 namespace ssum::cuda_detail {
 namespace {
 
-constexpr int items = 8;
-constexpr int tile_threads = 256;
-constexpr std::size_t tile = tile_threads * items;  // keys per tile of the multi-tile path
+// The launch shapes, in one place.
+struct odd_even_sort_policy {
+  static constexpr int items = 8;                                  // keys per thread of a block sort
+  static constexpr int tile_threads = 256;                         // the multi-tile path's blocks
+  static constexpr std::size_t tile = tile_threads * items;       // keys per tile of the multi-tile path
+  static constexpr int small_threads = 128;                        // up to small_tile keys: one block
+  static constexpr std::size_t small_tile = small_threads * items;
+};
 
 struct segment {
   std::size_t begin, count;
@@ -37,7 +42,8 @@ struct segment {
 
 template <int Threads, class Key, class Value, class Compare>
 __global__ void __launch_bounds__(Threads) sort_tiles(Key* keys, Value* values, std::size_t n, Compare comp) {
-  using block = block_odd_even_sort<Threads, items, Key, Value, Compare>;
+  using P = odd_even_sort_policy;
+  using block = block_odd_even_sort<Threads, P::items, Key, Value, Compare>;
   __shared__ typename block::storage s;
   const std::size_t base = blockIdx.x * std::size_t(block::tile);
   const int count = static_cast<int>(std::min<std::size_t>(block::tile, n - base));
@@ -55,7 +61,8 @@ __global__ void __launch_bounds__(Threads) sort_tiles(Key* keys, Value* values, 
 
 template <int Threads, class Key, class Value, class Compare>
 __global__ void __launch_bounds__(Threads) sort_segments(Key* keys, Value* values, const segment* segs, Compare comp) {
-  using block = block_odd_even_sort<Threads, items, Key, Value, Compare>;
+  using P = odd_even_sort_policy;
+  using block = block_odd_even_sort<Threads, P::items, Key, Value, Compare>;
   __shared__ typename block::storage s;
   const segment seg = segs[blockIdx.x];
   const int count = static_cast<int>(seg.count);
@@ -141,6 +148,7 @@ struct segment_lists {
 // overlapping segments could overflow a list, so the write is guarded and counted as bad.
 __global__ void classify_segments(const std::size_t* offsets, std::size_t segments, std::size_t n, int wide_limit,
                                   segment_census* census, segment_lists lists) {
+  using P = odd_even_sort_policy;
   const std::size_t s = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (s >= segments) return;
   const std::size_t begin = offsets[s], end = offsets[s + 1];
@@ -152,7 +160,7 @@ __global__ void classify_segments(const std::size_t* offsets, std::size_t segmen
   if (count <= 32) return;
   const int c = count <= 256 ? warp_class
                 : count <= std::size_t(wide_limit) ? wide_warp_class
-                : count <= tile ? block_class
+                : count <= P::tile ? block_class
                 : long_class;
   const unsigned long long slot = atomicAdd(&census->count[c], 1ull);
   if (slot < lists.room[c]) lists.list[c][slot] = segment{begin, count};
@@ -163,28 +171,29 @@ __global__ void classify_segments(const std::size_t* offsets, std::size_t segmen
 // changed[round] records whether any pair moved; the sort has converged once two rounds in a
 // row (one odd, one even) moved nothing.
 template <class Key, class Value, class Compare>
-__global__ void __launch_bounds__(tile_threads)
+__global__ void __launch_bounds__(odd_even_sort_policy::tile_threads)
     merge_split_round(Key* keys, Value* values, std::size_t n, int round, unsigned* changed, Compare comp) {
+  using P = odd_even_sort_policy;
   if (round >= 2 && changed[round - 1] == 0 && changed[round - 2] == 0) return;
   extern __shared__ __align__(16) unsigned char raw[];
   Key* sk = reinterpret_cast<Key*>(raw);  // left tile, then right tile
-  Value* sv = reinterpret_cast<Value*>(sk + 2 * tile);
-  const std::size_t left = (2 * std::size_t(blockIdx.x) + (round & 1)) * tile;
-  const std::size_t rest = n - (left + tile);
-  const int right_count = static_cast<int>(rest < tile ? rest : tile);
-  const int total = static_cast<int>(tile) + right_count;
-  for (int i = threadIdx.x; i < total; i += tile_threads) {
+  Value* sv = reinterpret_cast<Value*>(sk + 2 * P::tile);
+  const std::size_t left = (2 * std::size_t(blockIdx.x) + (round & 1)) * P::tile;
+  const std::size_t rest = n - (left + P::tile);
+  const int right_count = static_cast<int>(rest < P::tile ? rest : P::tile);
+  const int total = static_cast<int>(P::tile) + right_count;
+  for (int i = threadIdx.x; i < total; i += P::tile_threads) {
     sk[i] = keys[left + i];
     if constexpr (has_values<Value>) sv[i] = values[left + i];
   }
   __syncthreads();
-  if (!comp(sk[tile], sk[tile - 1])) return;  // already in order: nothing to exchange
+  if (!comp(sk[P::tile], sk[P::tile - 1])) return;  // already in order: nothing to exchange
   if (threadIdx.x == 0) changed[round] = 1;
   // Merge path over the two runs in shared memory; ties take the left run first (stable).
   const Key* a = sk;
-  const Key* b = sk + tile;
-  const int d0 = total * int(threadIdx.x) / tile_threads, d1 = total * int(threadIdx.x + 1) / tile_threads;
-  int lo = d0 > right_count ? d0 - right_count : 0, hi = d0 < int(tile) ? d0 : int(tile);
+  const Key* b = sk + P::tile;
+  const int d0 = total * int(threadIdx.x) / P::tile_threads, d1 = total * int(threadIdx.x + 1) / P::tile_threads;
+  int lo = d0 > right_count ? d0 - right_count : 0, hi = d0 < int(P::tile) ? d0 : int(P::tile);
   while (lo < hi) {
     const int mid = (lo + hi) / 2;
     if (!comp(b[d0 - 1 - mid], a[mid])) lo = mid + 1;
@@ -192,8 +201,8 @@ __global__ void __launch_bounds__(tile_threads)
   }
   int i = lo, j = d0 - lo;
   for (int d = d0; d < d1; ++d) {
-    const bool take_b = j < right_count && (i >= int(tile) || comp(b[j], a[i]));
-    const int from = take_b ? int(tile) + j++ : i++;
+    const bool take_b = j < right_count && (i >= int(P::tile) || comp(b[j], a[i]));
+    const int from = take_b ? int(P::tile) + j++ : i++;
     keys[left + d] = sk[from];
     if constexpr (has_values<Value>) values[left + d] = sv[from];
   }
@@ -201,6 +210,7 @@ __global__ void __launch_bounds__(tile_threads)
 
 template <class Key, class Value, class Compare>
 void sort_range(cudaStream_t stream, Key* keys, Value* values, std::size_t n, Compare comp) {
+  using P = odd_even_sort_policy;
   if (n <= 1) return;
   constexpr int wi = warp_items<Key, Value>;
   if (n <= std::size_t(32 * wi)) {  // the seed's size: one warp, keys in registers
@@ -208,26 +218,26 @@ void sort_range(cudaStream_t stream, Key* keys, Value* values, std::size_t n, Co
     SSUM_CUDA_CHECK_LAUNCH("sort_one_warp");
     return;
   }
-  if (n <= 1024) {  // 128 threads of 8 keys
-    sort_tiles<128><<<1, 128, 0, stream>>>(keys, values, n, comp);
+  if (n <= P::small_tile) {
+    sort_tiles<P::small_threads><<<1, P::small_threads, 0, stream>>>(keys, values, n, comp);
     SSUM_CUDA_CHECK_LAUNCH("sort_tiles");
     return;
   }
-  const std::size_t tiles = (n + tile - 1) / tile;
+  const std::size_t tiles = (n + P::tile - 1) / P::tile;
   if (tiles > 0x7fffffff) throw std::invalid_argument("ssum::cuda odd_even_sort: too many keys");
-  sort_tiles<tile_threads><<<static_cast<unsigned>(tiles), tile_threads, 0, stream>>>(keys, values, n, comp);
+  sort_tiles<P::tile_threads><<<static_cast<unsigned>(tiles), P::tile_threads, 0, stream>>>(keys, values, n, comp);
   SSUM_CUDA_CHECK_LAUNCH("sort_tiles");
   if (tiles == 1) return;
   device_buffer flags((tiles + 1) * sizeof(unsigned), stream);
   SSUM_CUDA_CHECK(cudaMemsetAsync(flags.as<void>(), 0, (tiles + 1) * sizeof(unsigned), stream));
-  const std::size_t smem = 2 * tile * (sizeof(Key) + (has_values<Value> ? sizeof(Value) : 0));
+  const std::size_t smem = 2 * P::tile * (sizeof(Key) + (has_values<Value> ? sizeof(Value) : 0));
   auto* kernel = merge_split_round<Key, Value, Compare>;
   SSUM_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
   // Baudet-Stevenson: `tiles` rounds sort `tiles` sorted runs.
   for (std::size_t round = 0; round < tiles; ++round) {
     const std::size_t pairs = (tiles - (round & 1)) / 2;
     if (pairs == 0) continue;
-    kernel<<<static_cast<unsigned>(pairs), tile_threads, smem, stream>>>(keys, values, n, static_cast<int>(round),
+    kernel<<<static_cast<unsigned>(pairs), P::tile_threads, smem, stream>>>(keys, values, n, static_cast<int>(round),
                                                                          flags.as<unsigned>(), comp);
     SSUM_CUDA_CHECK_LAUNCH("merge_split_round");
   }
@@ -252,6 +262,7 @@ template <class Key, class Value, class Compare>
 void cuda_segmented_odd_even_sort(const cuda& policy, Key* d_keys, Value* d_values, std::size_t n,
                                   const std::size_t* d_offsets, std::size_t segments, Compare comp) {
   using namespace cuda_detail;
+  using P = odd_even_sort_policy;
   if (segments == 0) return;
   if (!d_offsets) throw std::invalid_argument("ssum::cuda segmented_odd_even_sort: null offsets");
   if (n > 0 && (!d_keys || (has_values<Value> && !d_values))) {
@@ -264,7 +275,7 @@ void cuda_segmented_odd_even_sort(const cuda& policy, Key* d_keys, Value* d_valu
   constexpr int wide_limit = 32 * wi;
   // Room per listed class: disjoint segments of at least L keys number at most n / L.
   segment_lists lists{};
-  const std::size_t shortest[class_count] = {0, 33, 257, std::size_t(wide_limit) + 1, tile + 1};
+  const std::size_t shortest[class_count] = {0, 33, 257, std::size_t(wide_limit) + 1, P::tile + 1};
   std::size_t total = 0;
   for (int c = warp_class; c < class_count; ++c) lists.room[c] = std::min(segments, n / shortest[c]), total += lists.room[c];
   device_buffer scratch(sizeof(segment_census) + (total ? total : 1) * sizeof(segment), stream);
@@ -298,7 +309,7 @@ void cuda_segmented_odd_even_sort(const cuda& policy, Key* d_keys, Value* d_valu
     SSUM_CUDA_CHECK_LAUNCH("sort_segments_in_warps<wide>");
   }
   if (const std::size_t c = got.count[block_class]) {
-    sort_segments<tile_threads><<<static_cast<unsigned>(c), tile_threads, 0, stream>>>(
+    sort_segments<P::tile_threads><<<static_cast<unsigned>(c), P::tile_threads, 0, stream>>>(
         d_keys, d_values, lists.list[block_class], comp);
     SSUM_CUDA_CHECK_LAUNCH("sort_segments<256>");
   }
