@@ -3,7 +3,7 @@
 // leave it zeroed when they finish (tile_scan.cuh's reset_when_last). A single-pass scan
 // needs its tile state zeroed before it starts; taking fresh scratch for each call costs a
 // memset and the pool's allocation on the stream besides the kernel (2^20 int32 on the
-// H200: 9.3 us a call against 6.5 us with state kept, docs/performance.md).
+// H200: 8.87 us a call against 6.77 us with state kept, docs/performance.md).
 //
 // One slot per (CUDA context, stream), both named by ids that are unique for the life of
 // the program, so a destroyed stream's handle reused, or a device reset, never meets old
