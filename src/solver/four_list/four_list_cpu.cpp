@@ -20,7 +20,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <mutex>
@@ -30,18 +29,13 @@
 #include <vector>
 
 #include "solver/four_list/four_list_plan.hpp"
+#include "solver/frame.hpp"
 #include "solver/two_list/two_list_instance.hpp"
 #include "ssum/errors.hpp"
 #include "ssum/memory.hpp"
 
 namespace ssum::detail {
 namespace {
-
-using clock_type = std::chrono::steady_clock;
-
-double seconds_since(clock_type::time_point start) {
-  return std::chrono::duration<double>(clock_type::now() - start).count();
-}
 
 // log2 of the modulus. A class holds about 2^(n3 + n4) / M right-side pairs: 2^15 of them
 // (about 1 MiB with the hash slots) stay in a core's L2 cache, which measured fastest on the
@@ -274,13 +268,7 @@ solution solve_four_flipped(const cpu& policy, const flipped_instance<Sum>& inst
     result.count = total;
   }
   if (found.load()) {
-    for (int k = 0; k < 4; ++k) {
-      for (std::size_t j = 0; j < q[k].count; ++j) {
-        const std::size_t i = q[k].first + j;
-        const bool chosen = (answer[k] >> j) & 1u;
-        if (chosen != inst.flipped[i]) result.subset.push_back(i);
-      }
-    }
+    result.subset = subset_of_masks(q, answer, inst.flipped);
     result.feasible = true;
   }
   result.seconds.total = seconds_since(start);
@@ -293,32 +281,25 @@ double four_list_planned_bytes(const problem& p, unsigned threads) {
   return planned_bytes(p.weights.size(), threads, preferred_modulus_bits(p.weights.size()));
 }
 
-solution solve_four_list(const cpu& policy, const problem& p, const solve_options& options) {
+solution solve_four_list(const cpu& policy, const problem& p, const flipped_totals& totals,
+                         const solve_options& options) {
   const auto start = clock_type::now();
   const std::size_t n = p.weights.size();
-  if (n > 120) throw std::invalid_argument("the four-list algorithm takes at most 120 items");
-  const int128 target = p.target.value_or(0);
-  const flipped_totals totals = totals_of(p);
-  if (totals.out_of_range()) {
-    solution result;
-    result.algorithm = "four-list";
-    result.backend = "cpu";
-    result.threads = resolved_threads(policy);
-    if (options.count) result.count = 0;
-    result.seconds.total = seconds_since(start);
-    return result;
+  if (n > most_items) {
+    throw std::invalid_argument("the four-list algorithm takes at most " + std::to_string(most_items) + " items");
   }
+  if (totals.out_of_range()) return out_of_range_answer("four-list", "cpu", resolved_threads(policy), options, start);
   const double available = host_plan_room(options.memory_limit);
   const unsigned threads = resolved_threads(policy);
   int bits = preferred_modulus_bits(n);
   while (planned_bytes(n, threads, bits) > available && bits < largest_modulus_bits(n)) ++bits;
   const double bytes = planned_bytes(n, threads, bits);
   if (bytes > available) {
-    throw insufficient_memory::needs("the four-list algorithm for n = " + std::to_string(n), bytes, available);
+    throw insufficient_memory::needs(plan_name("the four-list algorithm", n), bytes, available);
   }
   solution result = totals.total_abs > uint128(UINT64_MAX)
-                        ? solve_four_flipped(policy, flip<uint128>(p, target), bits, options)
-                        : solve_four_flipped(policy, flip<std::uint64_t>(p, target), bits, options);
+                        ? solve_four_flipped(policy, flip<uint128>(p, totals.target), bits, options)
+                        : solve_four_flipped(policy, flip<std::uint64_t>(p, totals.target), bits, options);
   result.planned_bytes = static_cast<std::uint64_t>(bytes);
   return result;
 }
