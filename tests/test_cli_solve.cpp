@@ -30,12 +30,10 @@ struct interrupted_run {
 // Starts `ssum solve --progress ARGS` with stderr in a file, waits until a progress line names
 // `stage` (the solve has really reached it; polled every 5 ms), waits `into` times the time that took (to land
 // inside the stage's long steps), then sends SIGINT and times the exit. On the host with two
-// threads (on the host), so that the solve lasts about as long on a 16-core machine as on a 2-core one.
+// threads, so that the solve lasts about as long on a 16-core machine as on a 2-core one.
 interrupted_run interrupt_in(std::vector<std::string> args, const std::string& name, const std::string& stage,
                              double into, const std::string& backend = "cpu") {
-  // --threads drives the host only: the CUDA backend refuses it.
-  if (backend == "cpu") args.insert(args.begin(), {"--threads", "2"});
-  args.insert(args.begin(), {"solve", "--progress", "--backend", backend});
+  args.insert(args.begin(), {"solve", "--progress", "--backend", backend, "--threads", "2"});
   const spawned s = spawn(args, name);
   EXPECT_NE(s.pid, 0);
   interrupted_run r;
