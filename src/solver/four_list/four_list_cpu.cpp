@@ -127,36 +127,26 @@ struct right_table {
   }
 };
 
+// What the search over the residue classes found: the first certificate's masks (one per
+// quarter) and, with a count, how many solutions (the empty subset excluded).
 template <class Sum>
-solution solve_four_flipped(const cpu& policy, const flipped_instance<Sum>& inst, int modulus_bits,
-                            const solve_options& options) {
-  const auto start = clock_type::now();
-  solution result;
-  result.algorithm = "four-list";
-  result.backend = "cpu";
-  result.threads = resolved_threads(policy);
-  const std::size_t n = inst.weights.size();
-  quarter q[4];
-  quarters_of(n, q);
+struct class_search {
+  bool found = false;
+  std::uint32_t answer[4] = {0, 0, 0, 0};
+  uint128 count = 0;
+};
+
+// The search stage: every residue class r, shared out among `threads` threads: its right side
+// into a table, its left side looked up. trivial: the flipped items' masks (the empty
+// subset, zero-sum). Throws ssum::interrupted on cancellation, std::bad_alloc when a heavy
+// class outgrows the memory.
+template <class Sum>
+class_search<Sum> search_classes(const flipped_instance<Sum>& inst, const quarter (&q)[4], const quarter_list<Sum>& l1,
+                                 const quarter_list<Sum>& l2, const quarter_list<Sum>& l3, const quarter_list<Sum>& l4,
+                                 std::uint64_t m, const std::uint32_t (&trivial)[4], unsigned threads,
+                                 const solve_options& options) {
   const Sum t = inst.target;
-  const std::uint64_t m = modulus_for(modulus_bits);
-
-  auto t0 = clock_type::now();
-  const quarter_list<Sum> l1(inst.weights.data(), q[0], m, false), l2(inst.weights.data(), q[1], m, true);
-  const quarter_list<Sum> l3(inst.weights.data(), q[2], m, false), l4(inst.weights.data(), q[3], m, true);
-  result.seconds.generate = seconds_since(t0);
-
-  // The empty original subset (zero-sum): exactly the flipped items, one quadruple of masks.
-  std::uint32_t trivial[4] = {0, 0, 0, 0};
-  for (int k = 0; k < 4; ++k) {
-    for (std::size_t j = 0; j < q[k].count; ++j) {
-      if (inst.flipped[q[k].first + j]) trivial[k] |= std::uint32_t{1} << j;
-    }
-  }
   const std::uint64_t t_mod = static_cast<std::uint64_t>(t % m);
-
-  t0 = clock_type::now();
-  const unsigned threads = result.threads;
   std::atomic<bool> stop{false}, found{false}, cancelled{false}, out_of_memory{false};
   std::mutex lock;
   std::uint32_t answer[4] = {0, 0, 0, 0};
@@ -255,6 +245,42 @@ solution solve_four_flipped(const cpu& policy, const flipped_instance<Sum>& inst
   }
   if (cancelled.load()) throw interrupted();
   if (out_of_memory.load()) throw std::bad_alloc();  // ssum::solve names the plan's bytes
+  class_search<Sum> result;
+  result.found = found.load();
+  for (int k = 0; k < 4; ++k) result.answer[k] = answer[k];
+  for (const uint128 c : partial) result.count += c;
+  return result;
+
+}
+
+template <class Sum>
+solution solve_four_flipped(const cpu& policy, const flipped_instance<Sum>& inst, int modulus_bits,
+                            const solve_options& options) {
+  const auto start = clock_type::now();
+  solution result;
+  result.algorithm = "four-list";
+  result.backend = "cpu";
+  result.threads = resolved_threads(policy);
+  const std::size_t n = inst.weights.size();
+  quarter q[4];
+  quarters_of(n, q);
+  const std::uint64_t m = modulus_for(modulus_bits);
+
+  auto t0 = clock_type::now();
+  const quarter_list<Sum> l1(inst.weights.data(), q[0], m, false), l2(inst.weights.data(), q[1], m, true);
+  const quarter_list<Sum> l3(inst.weights.data(), q[2], m, false), l4(inst.weights.data(), q[3], m, true);
+  result.seconds.generate = seconds_since(t0);
+
+  // The empty original subset (zero-sum): exactly the flipped items, one quadruple of masks.
+  std::uint32_t trivial[4] = {0, 0, 0, 0};
+  for (int k = 0; k < 4; ++k) {
+    for (std::size_t j = 0; j < q[k].count; ++j) {
+      if (inst.flipped[q[k].first + j]) trivial[k] |= std::uint32_t{1} << j;
+    }
+  }
+
+  t0 = clock_type::now();
+  const class_search<Sum> found = search_classes(inst, q, l1, l2, l3, l4, m, trivial, result.threads, options);
   result.seconds.search = seconds_since(t0);
   if (options.on_progress) {
     progress pr{"search", 1.0};
@@ -262,13 +288,10 @@ solution solve_four_flipped(const cpu& policy, const flipped_instance<Sum>& inst
     options.on_progress(pr);
   }
 
-  if (options.count) {
-    uint128 total = 0;
-    for (const uint128 c : partial) total += c;
-    result.count = total;
-  }
-  if (found.load()) {
-    result.subset = subset_of_masks(q, answer, inst.flipped);
+  if (options.count) result.count = found.count;
+  // Recover: the masks are the subset (quarter lists in mask order).
+  if (found.found) {
+    result.subset = subset_of_masks(q, found.answer, inst.flipped);
     result.feasible = true;
   }
   result.seconds.total = seconds_since(start);
