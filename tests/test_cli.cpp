@@ -449,4 +449,61 @@ TEST(Cli, VersionIsTheProjectVersion) {
   EXPECT_EQ(nlohmann::json::parse(r.out).at("version"), ssum::version);
 }
 
+// --json's "plan": what ran, where, and why in a sentence; it agrees with "algorithm" and
+// "backend".
+TEST(Cli, JsonReportsThePlanAndItsReason) {
+  const auto instance = run("gen planted -n 40 --seed 9");
+  ASSERT_EQ(instance.code, 0);
+  auto r = run("solve --json --threads 2 -", instance.out);
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("plan")) << r.out;
+  EXPECT_EQ(j.at("plan").at("algorithm"), j.at("algorithm"));
+  EXPECT_EQ(j.at("plan").at("backend"), "cpu");
+  const std::string reason = j.at("plan").at("reason");
+  EXPECT_NE(reason.find("the host would take about"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("on 2 threads, less than a CUDA start-up (0.4 s)"), std::string::npos) << reason;
+
+  r = run("solve --json --threads 4 --memory 2M -", instance.out);
+  ASSERT_EQ(r.code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("plan").at("algorithm"), "four-list");
+  const std::string limited = j.at("plan").at("reason");
+  EXPECT_NE(limited.find("need 20.0 MiB, more than the 2.00 MiB within the memory limit"), std::string::npos) << limited;
+
+  r = run("solve --json --backend cpu --target 100 -", "1 2 4\n");
+  ASSERT_EQ(r.code, 1) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("plan").at("reason"),
+            "the target 100 lies outside [0, 7], the sums a subset can reach: infeasible without building any list");
+}
+
+// --threads: the host's threads on cpu (reported as given); under auto they enter the choice
+// (and its reason); on cuda they drive the host's share of the solve (the two-list's
+// certificate: two halves side by side, or one after the other with --threads 1).
+TEST(Cli, ThreadsDriveTheHostAndTheChoice) {
+  const auto instance = run("gen planted -n 40 --seed 9");
+  ASSERT_EQ(instance.code, 0);
+  auto r = run("solve --json --backend cpu --threads 3 -", instance.out);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out).at("threads"), 3);
+  r = run("solve --json --threads 1 -", instance.out);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string reason = nlohmann::json::parse(r.out).at("plan").at("reason");
+  EXPECT_NE(reason.find("on 1 thread,"), std::string::npos) << reason;
+  r = run("solve --json --backend cuda --threads 1 -", instance.out);
+  if (ssum::cuda_devices().empty()) {
+    EXPECT_EQ(r.code, 3) << r.err;
+    EXPECT_EQ(count_lines(r.err), 1u);
+    return;
+  }
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("backend"), "cuda");
+  EXPECT_EQ(j.at("threads"), 1);
+  r = run("solve --json --backend cuda -", instance.out);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out).at("threads"), 2);
+}
+
 }  // namespace

@@ -23,7 +23,12 @@ namespace {
 
 using ssum::int128;
 using ssum::detail::four_list_tuning;
-namespace fl = ssum::detail::four_list;
+using ssum::detail::four_list_side;
+using ssum::detail::four_list_slice;
+using ssum::detail::partner_window;
+using ssum::detail::partners_of;
+using ssum::detail::sort_run_at;
+using ssum::detail::window_sum;
 using ssum_test::brute_force_count;
 using ssum_test::describe;
 
@@ -39,35 +44,35 @@ class host_device {
     tables_ = tables;
     cap_ = cap;
   }
-  std::array<std::uint64_t, 2> sizes(const fl::slice& x, const fl::slice& y) {
+  std::array<std::uint64_t, 2> sizes(const four_list_slice& x, const four_list_slice& y) {
     ++sizes_calls;
-    const fl::slice slices[2] = {x, y};
+    const four_list_slice slices[2] = {x, y};
     std::array<std::uint64_t, 2> total{0, 0};
     for (int s = 0; s < 2; ++s) {
-      const fl::side sd = side(s);
+      const four_list_side sd = side(s);
       EXPECT_LE(slices[s].len, tables_.m);
       EXPECT_LT(slices[s].start, tables_.m);
       if (slices[s].hi - slices[s].lo < sd.outer_size) ++outer_splits[s];
       offsets_[s].assign(sd.outer_size + 1, 0);
       for (std::size_t i = 0; i < sd.outer_size; ++i) {
-        offsets_[s][i + 1] = offsets_[s][i] + fl::partners(sd, slices[s], i).size();
+        offsets_[s][i + 1] = offsets_[s][i] + partners_of(sd, slices[s], i).size();
       }
       total[s] = offsets_[s].back();
     }
     return total;
   }
-  void build(const fl::slice& x, const fl::slice& y) {
+  void build(const four_list_slice& x, const four_list_slice& y) {
     ++builds;
-    const fl::slice slices[2] = {x, y};
+    const four_list_slice slices[2] = {x, y};
     for (int s = 0; s < 2; ++s) {
-      const fl::side sd = side(s);
+      const four_list_side sd = side(s);
       std::vector<std::uint64_t>& out = keys_[s];
       out.assign(offsets_[s].back(), 0);
       EXPECT_LE(out.size(), cap_);
       for (std::size_t i = 0; i < sd.outer_size; ++i) {
-        const fl::window w = fl::partners(sd, slices[s], i);
+        const partner_window w = partners_of(sd, slices[s], i);
         EXPECT_EQ(w.size(), offsets_[s][i + 1] - offsets_[s][i]);
-        for (std::uint64_t k = 0; k < w.size(); ++k) out[offsets_[s][i] + k] = fl::pair_sum(sd, i, w, k);
+        for (std::uint64_t k = 0; k < w.size(); ++k) out[offsets_[s][i] + k] = window_sum(sd, i, w, k);
       }
       sort(out, tables_.key_bits[s], s);
     }
@@ -93,7 +98,7 @@ class host_device {
   std::size_t outer_splits[2] = {0, 0};  // batches over part of L1 (X), part of L3 (Y)
 
  private:
-  fl::side side(int s) const {
+  four_list_side side(int s) const {
     return {tables_.outer_sum[s].data(), tables_.outer_residue[s].data(), tables_.outer_sum[s].size(),
             tables_.inner_sum[s].data(), tables_.inner_offset[s].data(), tables_.m, tables_.t};
   }
@@ -107,7 +112,7 @@ class host_device {
     if (begin > 0) {
       ++partial_sorts;
       bool fine = true;
-      for (std::size_t i = 0; i < keys.size(); ++i) fine &= fl::sort_run_at(keys.data(), keys.size(), i, begin);
+      for (std::size_t i = 0; i < keys.size(); ++i) fine &= sort_run_at(keys.data(), keys.size(), i, begin);
       if (!fine) {
         ++long_runs;
         std::sort(keys.begin(), keys.end());

@@ -235,6 +235,7 @@ int run_solve(const solve_args& args) {
     out["algorithm"] = s.algorithm;
     out["backend"] = s.backend;
     out["threads"] = s.threads;
+    out["plan"] = {{"algorithm", s.plan.algorithm}, {"backend", s.plan.backend}, {"reason", s.plan.reason}};
     if (s.count) out["count"] = ssum::to_string(static_cast<ssum::int128>(*s.count));  // text: may pass 2^53
     out["seconds"] = {{"generate", s.seconds.generate}, {"prune", s.seconds.prune}, {"count", s.seconds.count},
                       {"search", s.seconds.search},     {"recover", s.seconds.recover}, {"total", s.seconds.total},

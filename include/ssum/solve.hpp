@@ -49,6 +49,15 @@ struct stage_seconds {
   double generate = 0, prune = 0, count = 0, search = 0, recover = 0, total = 0;
 };
 
+/// What ssum::solve decided before running, and why: the plan it ran.
+struct solve_plan {
+  std::string algorithm;  // "two-list" or "four-list"
+  std::string backend;    // "cpu" or "cuda"
+  std::string reason;     // a sentence for people, e.g. "the host would take about 0.02 s on 2
+                          // threads, less than a CUDA start-up (0.4 s); two lists of 2^24 sums
+                          // (384 MiB) fit the 7.50 GiB available"
+};
+
 struct solution {
   bool feasible = false;
   std::vector<std::size_t> subset;  // 0-based, ascending; verified with is_certificate()
@@ -60,6 +69,8 @@ struct solution {
   /// With solve_options::count: how many subsets sum to the target (index sets, so equal
   /// weights give distinct subsets; the empty subset counts only when a target is given).
   std::optional<uint128> count;
+  /// The plan solve() chose and ran (what --json reports as "plan").
+  solve_plan plan;
 };
 
 /// Bytes the two-list algorithm plans for `p` (lists, merge buffer); may exceed 2^64, hence double.
@@ -87,9 +98,11 @@ solution solve(const cuda& policy, const problem& p, const solve_options& option
 
 /// Chooses the backend and solves. automatic: device 0 when a CUDA device is present, the
 /// host would need longer than a CUDA start-up (about 0.4 s: n >= 56 with 16 host threads,
-/// n >= 52 with 2), and the device two-list can hold the instance (unless four_list is named)
-/// or else the device four-list can take it (totals below 2^64; unless two_list is named); the
-/// host otherwise (which then picks two-list or four-list by memory).
+/// n >= 52 with 2; `threads` count here), and the device two-list can hold the instance
+/// (unless four_list is named) or else the device four-list can take it (totals below 2^64;
+/// unless two_list is named); the host otherwise (which then picks two-list or four-list by
+/// memory). threads: the host's (0: all); backend::cuda takes none and throws
+/// std::invalid_argument for any other value. solution::plan says what was chosen and why.
 /// Throws ssum::backend_unavailable when the named backend cannot run.
 solution solve(backend which, unsigned threads, const problem& p, const solve_options& options = {});
 

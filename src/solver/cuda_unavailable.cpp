@@ -1,5 +1,6 @@
 // Built instead of src/cuda/ when CUDA is not found or switched off.
 #include "solver/four_list/four_list_cuda.hpp"
+#include "solver/cuda_room.hpp"
 #include "solver/two_list/two_list_cuda.hpp"
 #include "ssum/cuda_device.hpp"
 #include "ssum/errors.hpp"
@@ -17,10 +18,11 @@ void release_cuda_memory() {}
 std::size_t cuda_memory_kept() { return 0; }
 
 namespace detail {
-solution solve_two_list_cuda(const cuda&, const problem&, const solve_options&) {
+solution solve_two_list_cuda(const cuda&, const problem&, const flipped_totals&, const solve_options&, unsigned) {
   throw backend_unavailable("this build of ssum has no CUDA backend");
 }
-solution solve_four_list_cuda(const cuda&, const problem&, const solve_options&, const four_list_tuning&) {
+solution solve_four_list_cuda(const cuda&, const problem&, const flipped_totals&, const solve_options&,
+                              const four_list_tuning&) {
   throw backend_unavailable("this build of ssum has no CUDA backend");
 }
 double cuda_solver_room(int) { return 0; }

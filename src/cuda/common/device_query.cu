@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cuda/common/check.cuh"
+#include "cuda/common/device_buffer.cuh"
 #include "ssum/cuda_device.hpp"
 
 namespace ssum {
@@ -40,7 +41,8 @@ std::vector<cuda_device_info> cuda_devices() {
     info.compute_minor = prop.minor;
     info.multiprocessors = prop.multiProcessorCount;
     info.total_memory = prop.totalGlobalMem;
-    SSUM_CUDA_CHECK(cudaSetDevice(d));
+    // cudaMemGetInfo asks the current device: d for the call, the caller's again afterwards.
+    const cuda_detail::device_scope on(d);
     SSUM_CUDA_CHECK(cudaMemGetInfo(&info.free_memory, &info.total_memory));
     devices.push_back(info);
   }

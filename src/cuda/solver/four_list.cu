@@ -24,8 +24,14 @@
 #include "ssum/merge.hpp"
 #include "ssum/scan.hpp"
 
-namespace ssum::detail {
+namespace ssum::cuda_detail {
 namespace {
+
+using detail::four_list_side;
+using detail::four_list_slice;
+using detail::four_list_tables;
+using detail::four_list_tuning;
+using detail::partner_window;
 
 constexpr unsigned block_threads = 256;
 constexpr std::size_t max_blocks = std::size_t{1} << 16;  // grid-stride beyond
@@ -37,32 +43,32 @@ unsigned blocks_for(std::size_t threads) {
 
 // counts[i] = outer sum i's partners in the slice; counts[outer_size] = 0, so that the
 // exclusive scan leaves the total there.
-__global__ void count_partners(four_list::side s, four_list::slice c, std::uint64_t* counts) {
+__global__ void count_partners(four_list_side s, four_list_slice c, std::uint64_t* counts) {
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i <= s.outer_size; i += stride) {
-    counts[i] = i < s.outer_size ? four_list::partners(s, c, i).size() : 0;
+    counts[i] = i < s.outer_size ? detail::partners_of(s, c, i).size() : 0;
   }
 }
 
 // One warp per outer sum: its window's sums to out[offsets[i], ...), consecutive lanes writing
 // consecutive sums.
-__global__ void expand_pairs(four_list::side s, four_list::slice c, const std::uint64_t* offsets, std::uint64_t* out) {
+__global__ void expand_pairs(four_list_side s, four_list_slice c, const std::uint64_t* offsets, std::uint64_t* out) {
   const unsigned lane = threadIdx.x % 32;
   const std::size_t warps = std::size_t(gridDim.x) * (blockDim.x / 32);
   for (std::size_t i = (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32; i < s.outer_size; i += warps) {
-    const four_list::window w = four_list::partners(s, c, i);
+    const partner_window w = detail::partners_of(s, c, i);
     const std::uint64_t size = w.size();
     std::uint64_t* dst = out + offsets[i];
-    for (std::uint64_t k = lane; k < size; k += 32) dst[k] = four_list::pair_sum(s, i, w, k);
+    for (std::uint64_t k = lane; k < size; k += 32) dst[k] = detail::window_sum(s, i, w, k);
   }
 }
 
 // After a radix sort of the bits from `shift` up: sorts the runs equal in those bits; raises
-// *too_long when a run is longer than four_list::max_run (then the host sorts all bits).
+// *too_long when a run is longer than max_sorted_run (then the host sorts all bits).
 __global__ void sort_runs(std::uint64_t* keys, std::size_t n, int shift, unsigned* too_long) {
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    if (!four_list::sort_run_at(keys, n, i, shift)) *too_long = 1;
+    if (!detail::sort_run_at(keys, n, i, shift)) *too_long = 1;
   }
 }
 
@@ -95,7 +101,7 @@ class cuda_four_list {
       std::uint32_t* d_inner_offset =
           upload(memory_.alloc_array<std::uint32_t>(tables.inner_offset[s].size()), tables.inner_offset[s]);
       d_counts_[s] = memory_.alloc_array<std::uint64_t>(outer + 1);
-      side_[s] = four_list::side{d_outer_sum, d_outer_residue, outer, d_inner_sum, d_inner_offset, tables.m, tables.t};
+      side_[s] = four_list_side{d_outer_sum, d_outer_residue, outer, d_inner_sum, d_inner_offset, tables.m, tables.t};
       key_bits_[s] = tables.key_bits[s];
     }
     for (std::uint64_t*& b : d_buffer_) b = memory_.alloc_array<std::uint64_t>(cap);
@@ -105,8 +111,8 @@ class cuda_four_list {
     memory_.sync();  // the host tables may go
   }
 
-  std::array<std::uint64_t, 2> sizes(const four_list::slice& x, const four_list::slice& y) {
-    const four_list::slice slices[2] = {x, y};
+  std::array<std::uint64_t, 2> sizes(const four_list_slice& x, const four_list_slice& y) {
+    const four_list_slice slices[2] = {x, y};
     std::array<std::uint64_t, 2> total{0, 0};
     for (int s = 0; s < 2; ++s) {
       const std::size_t outer = side_[s].outer_size;
@@ -123,9 +129,9 @@ class cuda_four_list {
   }
 
   // X into buffer 0 and Y into buffer 1, each sorted with the third buffer as the spare.
-  void build(const four_list::slice& x, const four_list::slice& y) {
+  void build(const four_list_slice& x, const four_list_slice& y) {
     if (size_[0] > cap_ || size_[1] > cap_) throw std::logic_error("four-list: a batch beyond its capacity was built");
-    const four_list::slice slices[2] = {x, y};
+    const four_list_slice slices[2] = {x, y};
     for (int s = 0; s < 2; ++s) {
       const std::size_t warps_per_block = block_threads / 32;
       const std::size_t outer = side_[s].outer_size;
@@ -138,7 +144,7 @@ class cuda_four_list {
     where_[1] = 1;
     bool partial = false;
     for (int s = 0; s < 2; ++s) {
-      const int begin = full_sort_[s] ? 0 : four_list_sort_begin(key_bits_[s], size_[s], tuning_.sort_bits);
+      const int begin = full_sort_[s] ? 0 : detail::four_list_sort_begin(key_bits_[s], size_[s], tuning_.sort_bits);
       sort(s, begin);
       if (begin > 0 && size_[s] > 1) {
         sort_runs<<<blocks_for(size_[s]), block_threads, 0, stream_>>>(d_buffer_[where_[s]], size_[s], begin,
@@ -204,7 +210,7 @@ class cuda_four_list {
   device_memory memory_;
   four_list_tuning tuning_;
   std::uint64_t t_ = 0;
-  four_list::side side_[2] = {};
+  four_list_side side_[2] = {};
   int key_bits_[2] = {0, 0};
   std::uint64_t* d_counts_[2] = {nullptr, nullptr};
   std::uint64_t* d_buffer_[3] = {nullptr, nullptr, nullptr};
@@ -217,13 +223,16 @@ class cuda_four_list {
 };
 
 }  // namespace
+}  // namespace ssum::cuda_detail
 
-solution solve_four_list_cuda(const cuda& policy, const problem& p, const solve_options& options,
-                              const four_list_tuning& tuning) {
+namespace ssum::detail {
+
+solution solve_four_list_cuda(const cuda& policy, const problem& p, const flipped_totals& totals,
+                              const solve_options& options, const four_list_tuning& tuning) {
   cuda_detail::device_scope on(policy.device);
-  cuda_four_list device(policy, tuning);
+  cuda_detail::cuda_four_list device(policy, tuning);
   try {
-    return four_list_in_batches(device, p, options, tuning, "cuda");
+    return four_list_in_batches(device, p, totals, options, tuning, "cuda");
   } catch (...) {
     // Kernels may still be using the arena: let them finish before another solve takes it.
     (void)cudaStreamSynchronize(policy.stream);

@@ -4,29 +4,29 @@
 
 #include <mutex>
 
-#include "solver/two_list/two_list_cuda.hpp"
+#include "solver/cuda_room.hpp"
 #include "cuda/common/check.cuh"
 #include "cuda/common/device_buffer.cuh"
 #include "cuda/solver/solver_memory.cuh"
 #include "ssum/cuda_device.hpp"
 
 namespace ssum {
-namespace detail {
+namespace cuda_detail {
 
 arena& arena::instance() {
   static arena* a = new arena;  // never destroyed: the driver reclaims device memory at exit
   return *a;
 }
 
-double cuda_solver_room(int device) {
+}  // namespace cuda_detail
+
+double detail::cuda_solver_room(int device) {
   cuda_detail::device_scope on(device);
-  return room_with(arena::instance().for_device(device));
+  return cuda_detail::room_with(cuda_detail::arena::instance().for_device(device));
 }
 
-}  // namespace detail
-
 void release_cuda_memory() {
-  detail::arena& a = detail::arena::instance();
+  cuda_detail::arena& a = cuda_detail::arena::instance();
   std::lock_guard<std::mutex> hold(a.table_lock);
   for (auto& [device, slot] : a.slots) {
     std::lock_guard<std::mutex> busy(slot.busy);
@@ -39,7 +39,7 @@ void release_cuda_memory() {
 }
 
 std::size_t cuda_memory_kept() {
-  detail::arena& a = detail::arena::instance();
+  cuda_detail::arena& a = cuda_detail::arena::instance();
   std::lock_guard<std::mutex> hold(a.table_lock);
   std::size_t total = 0;
   for (const auto& [device, slot] : a.slots) total += slot.bytes.load();

@@ -19,7 +19,7 @@
 #include "cuda/solver/first_subset_sums.cuh"
 #include "ssum/errors.hpp"
 
-namespace ssum::detail {
+namespace ssum::cuda_detail {
 
 struct arena {
   struct slot {
@@ -86,9 +86,9 @@ class device_memory {
   }
   buffer alloc(std::size_t elements) { return buffer{alloc_array<std::uint64_t>(elements)}; }
   // The first levels of a list, by one block (first_subset_sums.cuh).
-  std::size_t first_sums_items() const { return cuda_detail::first_subset_sums_max_items; }
+  std::size_t first_sums_items() const { return first_subset_sums_max_items; }
   void write_first_sums(const std::uint64_t* w, std::size_t m, std::uint64_t* out) const {
-    cuda_detail::launch_first_subset_sums(w, m, out, stream_);
+    launch_first_subset_sums(w, m, out, stream_);
   }
   std::uint64_t read(const std::uint64_t* p, std::size_t k) const {
     std::uint64_t v = 0;
@@ -107,4 +107,4 @@ class device_memory {
   std::size_t used_ = 0;
 };
 
-}  // namespace ssum::detail
+}  // namespace ssum::cuda_detail

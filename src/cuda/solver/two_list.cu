@@ -13,11 +13,12 @@
 namespace ssum::detail {
 
 // The memory: solver_memory.cuh (one kept cudaMalloc per device, shared with the four-list).
-solution solve_two_list_cuda(const cuda& policy, const problem& p, const solve_options& options) {
+solution solve_two_list_cuda(const cuda& policy, const problem& p, const flipped_totals& totals,
+                             const solve_options& options, unsigned host_threads) {
   cuda_detail::device_scope on(policy.device);
-  device_memory memory(policy.device, policy.stream);
+  cuda_detail::device_memory memory(policy.device, policy.stream);
   try {
-    return two_list_by_merging(policy, memory, p, options, "cuda");
+    return two_list_by_merging(policy, memory, p, totals, options, "cuda", host_threads);
   } catch (...) {
     // Kernels may still be reading the arena (an exception between launches): let them finish
     // before another solve takes it. Errors here are the stream's, already being reported.

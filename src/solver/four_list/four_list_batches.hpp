@@ -21,7 +21,6 @@
 #include <array>
 #include <atomic>
 #include <bit>
-#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -31,6 +30,7 @@
 #include <vector>
 
 #include "solver/four_list/four_list_cuda.hpp"
+#include "solver/frame.hpp"
 #include "solver/four_list/four_list_plan.hpp"
 #include "solver/four_list/four_list_window.hpp"
 #include "solver/two_list/two_list_instance.hpp"
@@ -77,7 +77,7 @@ inline double four_list_pool_bytes(const four_list_tables& tables, std::size_t c
 
 /// The lowest key bit the radix sort of n keys looks at: it sorts the bits [begin, end_bit)
 /// only, enough whole 8-bit digits for about 16 buckets per key (sort_bits overrides), and
-/// four_list::sort_run_at sorts the short runs left equal in those bits. 2^28 sums of 62 bits
+/// sort_run_at sorts the short runs left equal in those bits. 2^28 sums of 62 bits
 /// then take 4 digit passes instead of 8.
 inline int four_list_sort_begin(int end_bit, std::size_t n, int sort_bits) {
   int bits = sort_bits;
@@ -85,18 +85,13 @@ inline int four_list_sort_begin(int end_bit, std::size_t n, int sort_bits) {
   return std::max(0, end_bit - bits);
 }
 
-namespace four_list_detail {
-
-using clock_type = std::chrono::steady_clock;
-inline double seconds_since(clock_type::time_point start) {
-  return std::chrono::duration<double>(clock_type::now() - start).count();
-}
-
-using list = quarter_list<std::uint64_t>;
+/// A quarter's sums in 64 bits, as the GPU four-list takes them.
+using quarter_sums = quarter_list<std::uint64_t>;
 
 // Some (mask of outer, mask of inner) whose sums add up to x, other than `skip`: each outer
 // sum looks in the one bucket of the inner list where its partner must be. O(2^(n/4)).
-inline std::optional<std::array<std::uint32_t, 2>> pair_for(const list& outer, const list& inner, std::uint64_t m,
+inline std::optional<std::array<std::uint32_t, 2>> pair_with_sum(const quarter_sums& outer, const quarter_sums& inner,
+                                                                 std::uint64_t m,
                                                             std::uint64_t x, const std::array<std::uint32_t, 2>* skip) {
   const std::uint64_t x_mod = x % m;
   for (std::uint32_t i = 0; i < outer.sum.size(); ++i) {
@@ -113,42 +108,34 @@ inline std::optional<std::array<std::uint32_t, 2>> pair_for(const list& outer, c
   return std::nullopt;
 }
 
-}  // namespace four_list_detail
-
 /// Device (the caller's), all on one stream:
 ///   double available_bytes();                      room for the plan
 ///   std::size_t sort_temp_bytes(std::size_t cap);  the radix sort's scratch for cap keys
 ///   void prepare(const four_list_tables&, std::size_t cap, double arena_bytes);
 ///                                                  reserves four_list_device_bytes, allocates its
 ///                                                  pieces, copies the lists
-///   std::array<std::uint64_t, 2> sizes(const four_list::slice& x, const four_list::slice& y);
+///   std::array<std::uint64_t, 2> sizes(const four_list_slice& x, const four_list_slice& y);
 ///                                                  |X| and |Y| of the slices (waits for them)
-///   void build(const four_list::slice& x, const four_list::slice& y);
+///   void build(const four_list_slice& x, const four_list_slice& y);
 ///                                                  X and Y expanded and sorted (sizes() of the same
 ///                                                  slices came just before and fit cap)
 ///   pair_match find(std::size_t x_begin, std::size_t x_end);
 ///                                                  a match of X[x_begin, x_end) with Y; i indexes X
 ///   std::uint64_t count();                         how many pairs of X and Y match
 ///   std::uint64_t x_at(std::size_t i), y_at(std::size_t j);   single sums read back
+/// totals: totals_of(p), computed once by the caller.
 template <class Device>
-solution four_list_in_batches(Device& device, const problem& p, const solve_options& options,
-                              const four_list_tuning& tuning, const char* backend_name) {
-  using namespace four_list_detail;
+solution four_list_in_batches(Device& device, const problem& p, const flipped_totals& totals,
+                              const solve_options& options, const four_list_tuning& tuning, const char* backend_name) {
   const auto start = clock_type::now();
+  const std::size_t n = p.weights.size();
+  if (const char* why = four_list_cuda_refusal(p, totals)) throw backend_unavailable(why);
+  if (totals.out_of_range()) return out_of_range_answer("four-list", backend_name, 0, options, start);
   solution result;
   result.algorithm = "four-list";
   result.backend = backend_name;
-  const std::size_t n = p.weights.size();
-  const flipped_totals totals = totals_of(p);
-  if (const char* why = four_list_cuda_refusal(p, totals)) throw backend_unavailable(why);
-  if (totals.out_of_range()) {
-    if (options.count) result.count = 0;
-    result.seconds.total = seconds_since(start);
-    return result;
-  }
-  const auto check_cancel = [&options] {
-    if (options.cancel && options.cancel->load(std::memory_order_relaxed)) throw interrupted();
-  };
+  result.threads = 1;  // the host's share (lists, certificates) runs on one thread
+  const auto check_cancel = [&options] { detail::check_cancel(options); };
   const flipped_instance<std::uint64_t> inst = flip<std::uint64_t>(p, totals.target);
   const std::uint64_t t = inst.target;
 
@@ -158,9 +145,9 @@ solution four_list_in_batches(Device& device, const problem& p, const solve_opti
   quarters_of(n, q);
   const std::uint64_t m = modulus_for(largest_modulus_bits(n));
   const std::uint64_t* w = inst.weights.data();
-  const list l1(w, q[0], m, false), l2(w, q[1], m, true), l3(w, q[2], m, false), l4(w, q[3], m, true);
-  const list* outer[2] = {&l1, &l3};
-  const list* inner[2] = {&l2, &l4};
+  const quarter_sums l1(w, q[0], m, false), l2(w, q[1], m, true), l3(w, q[2], m, false), l4(w, q[3], m, true);
+  const quarter_sums* outer[2] = {&l1, &l3};
+  const quarter_sums* inner[2] = {&l2, &l4};
   four_list_tables tables;
   tables.m = m;
   tables.t = t;
@@ -198,8 +185,7 @@ solution four_list_in_batches(Device& device, const problem& p, const solve_opti
   const auto bytes_for = [&](std::size_t c) {
     return four_list_device_bytes(tables, c, device.sort_temp_bytes(c)) + four_list_pool_bytes(tables, c);
   };
-  double available = device.available_bytes();
-  if (options.memory_limit) available = std::min(available, double(options.memory_limit));
+  const double available = room_within(device.available_bytes(), options);
   double bytes = bytes_for(cap);
   if (bytes > available && cap > largest_bucket) {
     // About 24 bytes per sum of cap: start near the fit, then step down.
@@ -213,8 +199,8 @@ solution four_list_in_batches(Device& device, const problem& p, const solve_opti
     }
   }
   if (bytes > available) {
-    throw insufficient_memory::needs(
-        "the four-list algorithm (its lists and smallest batches) for n = " + std::to_string(n), bytes, available);
+    throw insufficient_memory::needs(plan_name("the four-list algorithm (its lists and smallest batches)", n), bytes,
+                                     available);
   }
   result.planned_bytes = static_cast<std::uint64_t>(bytes);
   // Classes per batch: about 0.8 cap sums on the larger side (all of them when they fit).
@@ -235,11 +221,11 @@ solution four_list_in_batches(Device& device, const problem& p, const solve_opti
     std::optional<std::array<std::uint32_t, 2>> left, right;
     const std::uint64_t x0 = l1.sum[trivial[0][0]] + l2.sum[trivial[0][1]];
     if (!inst.exclude_trivial || x != x0) {  // y == y0 exactly when x == x0
-      left = pair_for(l1, l2, m, x, nullptr);
-      right = pair_for(l3, l4, m, y, nullptr);
-    } else if ((left = pair_for(l1, l2, m, x, &trivial[0]))) {
+      left = pair_with_sum(l1, l2, m, x, nullptr);
+      right = pair_with_sum(l3, l4, m, y, nullptr);
+    } else if ((left = pair_with_sum(l1, l2, m, x, &trivial[0]))) {
       right = trivial[1];
-    } else if ((right = pair_for(l3, l4, m, y, &trivial[1]))) {
+    } else if ((right = pair_with_sum(l3, l4, m, y, &trivial[1]))) {
       left = trivial[0];
     } else {
       recover_seconds += seconds_since(tr);
@@ -286,9 +272,9 @@ solution four_list_in_batches(Device& device, const problem& p, const solve_opti
       check_cancel();
       const task k = pending.back();
       pending.pop_back();
-      const four_list::slice xs{k.r0, k.len, k.a_lo, k.a_hi};
+      const four_list_slice xs{k.r0, k.len, k.a_lo, k.a_hi};
       // Y's classes: (t - r) mod M for r in [r0, r0 + len), i.e. [(t - r0 - len + 1) mod M, + len).
-      const four_list::slice ys{residue_minus(residue_minus(t_mod, k.r0, m), k.len - 1, m), k.len, k.c_lo, k.c_hi};
+      const four_list_slice ys{residue_minus(residue_minus(t_mod, k.r0, m), k.len - 1, m), k.len, k.c_lo, k.c_hi};
       const std::array<std::uint64_t, 2> sizes = device.sizes(xs, ys);
       if (sizes[0] > cap || sizes[1] > cap) {
         task lo = k, hi = k;
@@ -334,17 +320,19 @@ solution four_list_in_batches(Device& device, const problem& p, const solve_opti
     result.count = count;
   }
   if (answer) {
-    for (int k = 0; k < 4; ++k) {
-      for (std::size_t j = 0; j < q[k].count; ++j) {
-        const std::size_t i = q[k].first + j;
-        const bool chosen = ((*answer)[k] >> j) & 1u;
-        if (chosen != inst.flipped[i]) result.subset.push_back(i);
-      }
-    }
+    const std::uint32_t masks[4] = {(*answer)[0], (*answer)[1], (*answer)[2], (*answer)[3]};
+    result.subset = subset_of_masks(q, masks, inst.flipped);
     result.feasible = true;
   }
   result.seconds.total = seconds_since(start);
   return result;
+}
+
+/// The same, computing the totals (tests and callers outside ssum::solve).
+template <class Device>
+solution four_list_in_batches(Device& device, const problem& p, const solve_options& options,
+                              const four_list_tuning& tuning, const char* backend_name) {
+  return four_list_in_batches(device, p, totals_of(p), options, tuning, backend_name);
 }
 
 }  // namespace ssum::detail

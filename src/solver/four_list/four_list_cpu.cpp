@@ -20,7 +20,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <mutex>
@@ -30,18 +29,13 @@
 #include <vector>
 
 #include "solver/four_list/four_list_plan.hpp"
+#include "solver/frame.hpp"
 #include "solver/two_list/two_list_instance.hpp"
 #include "ssum/errors.hpp"
 #include "ssum/memory.hpp"
 
 namespace ssum::detail {
 namespace {
-
-using clock_type = std::chrono::steady_clock;
-
-double seconds_since(clock_type::time_point start) {
-  return std::chrono::duration<double>(clock_type::now() - start).count();
-}
 
 // log2 of the modulus. A class holds about 2^(n3 + n4) / M right-side pairs: 2^15 of them
 // (about 1 MiB with the hash slots) stay in a core's L2 cache, which measured fastest on the
@@ -133,36 +127,26 @@ struct right_table {
   }
 };
 
+// What the search over the residue classes found: the first certificate's masks (one per
+// quarter) and, with a count, how many solutions (the empty subset excluded).
 template <class Sum>
-solution solve_four_flipped(const cpu& policy, const flipped_instance<Sum>& inst, int modulus_bits,
-                            const solve_options& options) {
-  const auto start = clock_type::now();
-  solution result;
-  result.algorithm = "four-list";
-  result.backend = "cpu";
-  result.threads = resolved_threads(policy);
-  const std::size_t n = inst.weights.size();
-  quarter q[4];
-  quarters_of(n, q);
+struct class_search {
+  bool found = false;
+  std::uint32_t answer[4] = {0, 0, 0, 0};
+  uint128 count = 0;
+};
+
+// The search stage: every residue class r, shared out among `threads` threads: its right side
+// into a table, its left side looked up. trivial: the flipped items' masks (the empty
+// subset, zero-sum). Throws ssum::interrupted on cancellation, std::bad_alloc when a heavy
+// class outgrows the memory.
+template <class Sum>
+class_search<Sum> search_classes(const flipped_instance<Sum>& inst, const quarter (&q)[4], const quarter_list<Sum>& l1,
+                                 const quarter_list<Sum>& l2, const quarter_list<Sum>& l3, const quarter_list<Sum>& l4,
+                                 std::uint64_t m, const std::uint32_t (&trivial)[4], unsigned threads,
+                                 const solve_options& options) {
   const Sum t = inst.target;
-  const std::uint64_t m = modulus_for(modulus_bits);
-
-  auto t0 = clock_type::now();
-  const quarter_list<Sum> l1(inst.weights.data(), q[0], m, false), l2(inst.weights.data(), q[1], m, true);
-  const quarter_list<Sum> l3(inst.weights.data(), q[2], m, false), l4(inst.weights.data(), q[3], m, true);
-  result.seconds.generate = seconds_since(t0);
-
-  // The empty original subset (zero-sum): exactly the flipped items, one quadruple of masks.
-  std::uint32_t trivial[4] = {0, 0, 0, 0};
-  for (int k = 0; k < 4; ++k) {
-    for (std::size_t j = 0; j < q[k].count; ++j) {
-      if (inst.flipped[q[k].first + j]) trivial[k] |= std::uint32_t{1} << j;
-    }
-  }
   const std::uint64_t t_mod = static_cast<std::uint64_t>(t % m);
-
-  t0 = clock_type::now();
-  const unsigned threads = result.threads;
   std::atomic<bool> stop{false}, found{false}, cancelled{false}, out_of_memory{false};
   std::mutex lock;
   std::uint32_t answer[4] = {0, 0, 0, 0};
@@ -261,6 +245,42 @@ solution solve_four_flipped(const cpu& policy, const flipped_instance<Sum>& inst
   }
   if (cancelled.load()) throw interrupted();
   if (out_of_memory.load()) throw std::bad_alloc();  // ssum::solve names the plan's bytes
+  class_search<Sum> result;
+  result.found = found.load();
+  for (int k = 0; k < 4; ++k) result.answer[k] = answer[k];
+  for (const uint128 c : partial) result.count += c;
+  return result;
+
+}
+
+template <class Sum>
+solution solve_four_flipped(const cpu& policy, const flipped_instance<Sum>& inst, int modulus_bits,
+                            const solve_options& options) {
+  const auto start = clock_type::now();
+  solution result;
+  result.algorithm = "four-list";
+  result.backend = "cpu";
+  result.threads = resolved_threads(policy);
+  const std::size_t n = inst.weights.size();
+  quarter q[4];
+  quarters_of(n, q);
+  const std::uint64_t m = modulus_for(modulus_bits);
+
+  auto t0 = clock_type::now();
+  const quarter_list<Sum> l1(inst.weights.data(), q[0], m, false), l2(inst.weights.data(), q[1], m, true);
+  const quarter_list<Sum> l3(inst.weights.data(), q[2], m, false), l4(inst.weights.data(), q[3], m, true);
+  result.seconds.generate = seconds_since(t0);
+
+  // The empty original subset (zero-sum): exactly the flipped items, one quadruple of masks.
+  std::uint32_t trivial[4] = {0, 0, 0, 0};
+  for (int k = 0; k < 4; ++k) {
+    for (std::size_t j = 0; j < q[k].count; ++j) {
+      if (inst.flipped[q[k].first + j]) trivial[k] |= std::uint32_t{1} << j;
+    }
+  }
+
+  t0 = clock_type::now();
+  const class_search<Sum> found = search_classes(inst, q, l1, l2, l3, l4, m, trivial, result.threads, options);
   result.seconds.search = seconds_since(t0);
   if (options.on_progress) {
     progress pr{"search", 1.0};
@@ -268,19 +288,10 @@ solution solve_four_flipped(const cpu& policy, const flipped_instance<Sum>& inst
     options.on_progress(pr);
   }
 
-  if (options.count) {
-    uint128 total = 0;
-    for (const uint128 c : partial) total += c;
-    result.count = total;
-  }
-  if (found.load()) {
-    for (int k = 0; k < 4; ++k) {
-      for (std::size_t j = 0; j < q[k].count; ++j) {
-        const std::size_t i = q[k].first + j;
-        const bool chosen = (answer[k] >> j) & 1u;
-        if (chosen != inst.flipped[i]) result.subset.push_back(i);
-      }
-    }
+  if (options.count) result.count = found.count;
+  // Recover: the masks are the subset (quarter lists in mask order).
+  if (found.found) {
+    result.subset = subset_of_masks(q, found.answer, inst.flipped);
     result.feasible = true;
   }
   result.seconds.total = seconds_since(start);
@@ -293,32 +304,25 @@ double four_list_planned_bytes(const problem& p, unsigned threads) {
   return planned_bytes(p.weights.size(), threads, preferred_modulus_bits(p.weights.size()));
 }
 
-solution solve_four_list(const cpu& policy, const problem& p, const solve_options& options) {
+solution solve_four_list(const cpu& policy, const problem& p, const flipped_totals& totals,
+                         const solve_options& options) {
   const auto start = clock_type::now();
   const std::size_t n = p.weights.size();
-  if (n > 120) throw std::invalid_argument("the four-list algorithm takes at most 120 items");
-  const int128 target = p.target.value_or(0);
-  const flipped_totals totals = totals_of(p);
-  if (totals.out_of_range()) {
-    solution result;
-    result.algorithm = "four-list";
-    result.backend = "cpu";
-    result.threads = resolved_threads(policy);
-    if (options.count) result.count = 0;
-    result.seconds.total = seconds_since(start);
-    return result;
+  if (n > most_items) {
+    throw std::invalid_argument("the four-list algorithm takes at most " + std::to_string(most_items) + " items");
   }
+  if (totals.out_of_range()) return out_of_range_answer("four-list", "cpu", resolved_threads(policy), options, start);
   const double available = host_plan_room(options.memory_limit);
   const unsigned threads = resolved_threads(policy);
   int bits = preferred_modulus_bits(n);
   while (planned_bytes(n, threads, bits) > available && bits < largest_modulus_bits(n)) ++bits;
   const double bytes = planned_bytes(n, threads, bits);
   if (bytes > available) {
-    throw insufficient_memory::needs("the four-list algorithm for n = " + std::to_string(n), bytes, available);
+    throw insufficient_memory::needs(plan_name("the four-list algorithm", n), bytes, available);
   }
   solution result = totals.total_abs > uint128(UINT64_MAX)
-                        ? solve_four_flipped(policy, flip<uint128>(p, target), bits, options)
-                        : solve_four_flipped(policy, flip<std::uint64_t>(p, target), bits, options);
+                        ? solve_four_flipped(policy, flip<uint128>(p, totals.target), bits, options)
+                        : solve_four_flipped(policy, flip<std::uint64_t>(p, totals.target), bits, options);
   result.planned_bytes = static_cast<std::uint64_t>(bytes);
   return result;
 }

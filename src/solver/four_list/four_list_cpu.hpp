@@ -1,5 +1,6 @@
 #pragma once
 // Internal: the host four-list solver behind ssum::solve(cpu, ...) with algorithm::four_list.
+#include "solver/frame.hpp"
 #include "ssum/solve.hpp"
 
 namespace ssum::detail {
@@ -9,6 +10,8 @@ namespace ssum::detail {
 double four_list_planned_bytes(const problem& p, unsigned threads);
 
 /// Solves on the host; the subset it returns is not yet verified (ssum::solve does that).
-solution solve_four_list(const cpu& policy, const problem& p, const solve_options& options);
+/// totals: totals_of(p). Throws std::invalid_argument beyond 120 items.
+solution solve_four_list(const cpu& policy, const problem& p, const flipped_totals& totals,
+                         const solve_options& options);
 
 }  // namespace ssum::detail

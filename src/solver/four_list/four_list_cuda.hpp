@@ -6,13 +6,13 @@
 #include <cstdint>
 #include <limits>
 
-#include "solver/two_list/two_list_instance.hpp"
+#include "solver/frame.hpp"
 #include "ssum/solve.hpp"
 
 namespace ssum::detail {
 
 /// Why the GPU four-list cannot take `p` (its sums are 64-bit), or nullptr when it can. One
-/// rule for the solver and for the automatic choices in solve.cpp.
+/// rule for the solver and for the automatic choice (src/solver/choose.cpp).
 inline const char* four_list_cuda_refusal(const problem& p, const flipped_totals& totals) {
   if (totals.total_abs > std::numeric_limits<std::uint64_t>::max()) {
     return "the CUDA four-list takes totals of |weight| below 2^64; the CPU backend (--backend cpu) takes wider ones";
@@ -31,11 +31,17 @@ struct four_list_tuning {
   int sort_bits = 0;
 };
 
-/// Solves on the device; the subset it returns is not yet verified (ssum::solve does that).
-/// Throws ssum::backend_unavailable when four_list_cuda_refusal does, ssum::insufficient_memory
-/// before allocating when even the smallest batches do not fit, ssum::interrupted,
-/// ssum::cuda_error.
-solution solve_four_list_cuda(const cuda& policy, const problem& p, const solve_options& options,
-                              const four_list_tuning& tuning = {});
+/// Solves on the device (totals: totals_of(p)); the subset it returns is not yet verified
+/// (ssum::solve does that). Throws ssum::backend_unavailable when four_list_cuda_refusal does,
+/// ssum::insufficient_memory before allocating when even the smallest batches do not fit,
+/// ssum::interrupted, ssum::cuda_error.
+solution solve_four_list_cuda(const cuda& policy, const problem& p, const flipped_totals& totals,
+                              const solve_options& options, const four_list_tuning& tuning = {});
+
+/// The same, computing the totals (tests and measurements).
+inline solution solve_four_list_cuda(const cuda& policy, const problem& p, const solve_options& options,
+                                     const four_list_tuning& tuning = {}) {
+  return solve_four_list_cuda(policy, p, totals_of(p), options, tuning);
+}
 
 }  // namespace ssum::detail

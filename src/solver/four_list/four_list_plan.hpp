@@ -48,6 +48,21 @@ inline int largest_modulus_bits(std::size_t n) {
   return std::max(1, static_cast<int>(std::min(q[0].count, q[2].count)));
 }
 
+// The recover stage of both four-lists: the subset (0-based, ascending, of the original items)
+// behind one mask per quarter, read back through the flip (`flipped`: which items were negated).
+inline std::vector<std::size_t> subset_of_masks(const quarter (&q)[4], const std::uint32_t (&masks)[4],
+                                                const std::vector<bool>& flipped) {
+  std::vector<std::size_t> subset;
+  for (int k = 0; k < 4; ++k) {
+    for (std::size_t j = 0; j < q[k].count; ++j) {
+      const std::size_t i = q[k].first + j;
+      const bool chosen = (masks[k] >> j) & 1u;
+      if (chosen != flipped[i]) subset.push_back(i);
+    }
+  }
+  return subset;
+}
+
 // One quarter's sums in mask order, their residues, and (for the bucketed quarters) the masks
 // ordered by residue with the bucket offsets.
 template <class Sum>

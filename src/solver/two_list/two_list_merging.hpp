@@ -16,8 +16,10 @@
 //               of generation (a third of its traffic) and half of the memory are saved;
 //   certificate: the two found half-sums are read back and turned into a subset by a small
 //               meet-in-the-middle (two_list_instance.hpp).
+// The stages are named functions below: generate_merged_lists, count_shifted, search_shifted,
+// then recover_subset (recover.hpp); two_list_by_merging runs them in order.
 // Sums are 64-bit. Memory: where the lists live and how single values are read, given by
-// the caller (see two_list_memory in src/cuda/solver/two_list.cu and in the host tests).
+// the caller (device_memory in src/cuda/solver/solver_memory.cuh; host_memory in the tests).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -27,6 +29,8 @@
 #include <limits>
 #include <string>
 
+#include "solver/frame.hpp"
+#include "solver/two_list/recover.hpp"
 #include "solver/two_list/two_list_instance.hpp"
 #include "ssum/errors.hpp"
 #include "ssum/merge.hpp"
@@ -60,15 +64,10 @@ inline const char* two_list_merging_refusal(const problem& p, const flipped_tota
   return nullptr;
 }
 
-namespace merging {
-using clock_type = std::chrono::steady_clock;
-inline double seconds_since(clock_type::time_point start) {
-  return std::chrono::duration<double>(clock_type::now() - start).count();
-}
 // Progress in proportion to the work (ssum::progress): one unit per sum a merge writes, level
 // k of a list weighing 2^(k+1); the count and the search a fifth of a unit per sum of both
 // lists, as on the host.
-struct work_meter {
+struct merging_meter {
   const solve_options& options;
   double total = 1, done = 0;
   void report(const char* stage, double fraction) const {
@@ -78,10 +77,6 @@ struct work_meter {
     options.on_progress(pr);
   }
 };
-inline double generation_weight(std::size_t items) { return std::ldexp(2.0, int(items)) - 2; }
-inline void check_cancel(const solve_options& options) {
-  if (options.cancel && options.cancel->load(std::memory_order_relaxed)) throw interrupted();
-}
 
 // One list's generation: the sorted sums of all subsets of w[0, count) into `list` (2^count of
 // them) through a scratch buffer: the first levels at once by the memory's write_first_sums
@@ -110,7 +105,7 @@ void start_generation(Memory& memory, list_generation& g, std::uint64_t* scratch
 // The next level of each of gs[0, k) in one merge_generated_batch (one launch pair on CUDA).
 template <class Policy>
 void generate_level(const Policy& policy, list_generation* const* gs, std::size_t k, const solve_options& options,
-                    work_meter& meter) {
+                    merging_meter& meter) {
   check_cancel(options);
   generated_merge<std::uint64_t, plus_constant<std::uint64_t>> merges[2];
   for (std::size_t x = 0; x < k; ++x) {
@@ -133,8 +128,8 @@ void generate_level(const Policy& policy, list_generation* const* gs, std::size_
 // overlap), each list's odd levels (at most 2^(count - 3) elements) in its own half of scratch;
 // then the last two levels of A, then of B, each with all of scratch.
 template <class Policy, class Memory>
-void generate_both(const Policy& policy, Memory& memory, list_generation& a, list_generation& b,
-                   std::uint64_t* scratch, std::size_t scratch_size, const solve_options& options, work_meter& meter) {
+void generate_merged_lists(const Policy& policy, Memory& memory, list_generation& a, list_generation& b,
+                   std::uint64_t* scratch, std::size_t scratch_size, const solve_options& options, merging_meter& meter) {
   list_generation* both[2] = {&a, &b};
   const std::size_t first = memory.first_sums_items();
   // Side by side only for lists with two levels or more past the first ones: their first
@@ -164,110 +159,66 @@ void generate_both(const Policy& policy, Memory& memory, list_generation& a, lis
     while (g->level < g->count) generate_level(policy, &g, 1, options, meter);
   }
 }
-}  // namespace merging
-
-/// Memory (the caller's): void reserve(double bytes) before any alloc (the plan's total);
-/// buffer alloc(std::size_t elements) with buffer::get() -> std::uint64_t*;
-/// std::size_t first_sums_items() and void write_first_sums(const std::uint64_t* w,
-/// std::size_t m, std::uint64_t* out) (out[0, 2^m) = the sorted subset sums of w[0, m),
-/// m <= first_sums_items(), w on the host); std::uint64_t read(const std::uint64_t*,
-/// std::size_t); void sync(); double available_bytes().
-template <class Policy, class Memory>
-solution two_list_by_merging(const Policy& policy, Memory& memory, const problem& p, const solve_options& options,
-                             const char* backend_name) {
-  using namespace merging;
-  using sum_t = std::uint64_t;
-  const auto start = clock_type::now();
-  solution result;
-  result.algorithm = "two-list";
-  result.backend = backend_name;
-  const std::size_t n = p.weights.size();
-  const int128 target = p.target.value_or(0);
-
-  const flipped_totals totals = totals_of(p);
-  if (const char* why = two_list_merging_refusal(p, totals, options.count)) throw backend_unavailable(why);
-  if (totals.out_of_range()) {
-    if (options.count) result.count = 0;
-    result.seconds.total = seconds_since(start);
-    return result;
-  }
-  const flipped_instance<sum_t> inst = flip<sum_t>(p, target);
-  const std::size_t na_items = inst.half, nb_items = n - inst.half;
-  // The lists leave out the last item of each half; `held` items are merged in.
-  const std::size_t held_a = na_items > 0 ? na_items - 1 : 0, held_b = nb_items > 0 ? nb_items - 1 : 0;
-  const sum_t last_a = na_items > 0 ? inst.weights[na_items - 1] : 0, last_b = nb_items > 0 ? inst.weights[n - 1] : 0;
-  const std::size_t size_a = std::size_t{1} << held_a, size_b = std::size_t{1} << held_b;
-
-  // Memory, planned before allocating: both lists and one half-size merge buffer.
-  const double bytes = two_list_merging_planned_bytes(n);
-  double available = memory.available_bytes();
-  if (options.memory_limit) available = std::min(available, double(options.memory_limit));
-  if (bytes > available) {
-    throw insufficient_memory::needs("the two-list algorithm for n = " + std::to_string(n), bytes, available);
-  }
-  result.planned_bytes = static_cast<std::uint64_t>(bytes);
-  memory.reserve(bytes);
-
-  // The first levels (written at once) weigh nothing here: they are 2^11 sums at most on CUDA.
-  const double walk_weight = 0.2 * (double(size_a) + double(size_b));
-  work_meter meter{options};
-  meter.total = generation_weight(held_a) + generation_weight(held_b) + walk_weight * (options.count ? 2 : 1);
-  auto t0 = clock_type::now();
-  auto list_a = memory.alloc(size_a);
-  auto list_b = memory.alloc(size_b);
-  {
-    const std::size_t scratch_size = std::max(size_a, size_b) / 2 + 1;
-    auto scratch = memory.alloc(scratch_size);
-    // The weights stay on the host: each pass takes its w as an argument.
-    list_generation gen_a{inst.weights.data(), held_a, list_a.get(), "generate A"};
-    list_generation gen_b{inst.weights.data() + na_items, held_b, list_b.get(), "generate B"};
-    generate_both(policy, memory, gen_a, gen_b, scratch.get(), scratch_size, options, meter);
-    meter.done = generation_weight(held_a) + generation_weight(held_b);  // the first levels too
-    memory.sync();
-  }
-  result.seconds.generate = seconds_since(t0);
-  check_cancel(options);
-
-  const sum_t* a = list_a.get();
-  const sum_t* b = list_b.get();
-  const sum_t t = inst.target;
-  // The four shifts: (what the left-out items add to a, to b). A shift past t cannot match
-  // (sums are non-negative) and would wrap around in unsigned arithmetic: skipped.
+/// The half-size lists A' and B' (each half's last item left out) and the four shifts that
+/// stand for the left-out items: a + b = t has a' + b' = t - da - db for exactly one shift.
+struct shifted_lists {
+  // (what the left-out items add to a, to b). A shift past t cannot match (sums are
+  // non-negative) and would wrap around in unsigned arithmetic: skipped.
   struct shift {
-    sum_t da, db;
+    std::uint64_t da, db;
   };
-  const shift shifts[4] = {{0, 0}, {last_a, 0}, {0, last_b}, {last_a, last_b}};
-  const int shift_count = (na_items > 0 ? 2 : 1) * (nb_items > 0 ? 2 : 1);
-  const auto shift_at = [&](int k) { return na_items > 0 ? shifts[k] : shifts[2 * k]; };  // no a-shift without A items
-  const auto fits = [&](const shift& s) { return s.da <= t && s.db <= t - s.da; };
+  const std::uint64_t* a;
+  std::size_t size_a;
+  const std::uint64_t* b;
+  std::size_t size_b;
+  std::uint64_t t;
+  std::size_t na_items, nb_items;
+  shift shifts[4];
+  int shift_count;
 
-  if (options.count) {
-    t0 = clock_type::now();
-    std::uint64_t c = 0;
-    for (int k = 0; k < shift_count; ++k) {
-      check_cancel(options);  // between the (at most four) counts
-      const shift s = shift_at(k);
-      if (fits(s)) c += count_pair_sums(policy, a, size_a, b, size_b, t - s.da - s.db);
-    }
-    if (inst.exclude_trivial) c -= 1;  // the empty subset: in the total exactly once
-    result.count = c;
-    result.seconds.count = seconds_since(t0);
-    meter.done += walk_weight;
-    meter.report("count", 1.0);
+  shift at(int k) const { return na_items > 0 ? shifts[k] : shifts[2 * k]; }  // no a-shift without A items
+  bool fits(const shift& s) const { return s.da <= t && s.db <= t - s.da; }
+};
+
+/// count: how many pairs of A' x B' match over all shifts (the flipped empty subset's pair
+/// included); 64-bit, as two_list_merging_refusal requires.
+template <class Policy>
+std::uint64_t count_shifted(const Policy& policy, const shifted_lists& l, const solve_options& options) {
+  std::uint64_t c = 0;
+  for (int k = 0; k < l.shift_count; ++k) {
+    check_cancel(options);  // between the (at most four) counts
+    const shifted_lists::shift s = l.at(k);
+    if (l.fits(s)) c += count_pair_sums(policy, l.a, l.size_a, l.b, l.size_b, l.t - s.da - s.db);
   }
+  return c;
+}
 
-  t0 = clock_type::now();
+/// What search_shifted found: two half-sums (the left-out items added back) with a + b = t.
+struct merged_hit {
+  bool found = false;
+  std::uint64_t a = 0, b = 0;
+};
+
+/// search: a match over all shifts that is not only the empty subset's pair (zero-sum).
+template <class Policy, class Memory>
+merged_hit search_shifted(const Policy& policy, Memory& memory, const shifted_lists& l,
+                          const flipped_instance<std::uint64_t>& inst, const solve_options& options) {
+  using sum_t = std::uint64_t;
+  using shift = shifted_lists::shift;
+  const sum_t* a = l.a;
+  const sum_t* b = l.b;
+  const std::size_t size_a = l.size_a, size_b = l.size_b;
   bool found = false;
   sum_t found_a = 0, found_b = 0;
   // The shift of each search: the target of every shift that fits.
   shift searched[4];
   sum_t wants[4];
   std::size_t searches = 0;
-  for (int k = 0; k < shift_count; ++k) {
-    const shift s = shift_at(k);
-    if (!fits(s)) continue;
+  for (int k = 0; k < l.shift_count; ++k) {
+    const shift s = l.at(k);
+    if (!l.fits(s)) continue;
     searched[searches] = s;
-    wants[searches++] = t - s.da - s.db;
+    wants[searches++] = l.t - s.da - s.db;
   }
   const auto is_trivial = [&](sum_t fa, sum_t fb) {
     return inst.exclude_trivial && fa == inst.trivial_a && fb == inst.trivial_b && !has_other_subset_pair(inst, fa, fb);
@@ -304,19 +255,101 @@ solution two_list_by_merging(const Policy& policy, Memory& memory, const problem
     }
     found = true;
   }
+  return {found, found_a, found_b};
+}
+
+/// Memory (the caller's): void reserve(double bytes) before any alloc (the plan's total);
+/// buffer alloc(std::size_t elements) with buffer::get() -> std::uint64_t*;
+/// std::size_t first_sums_items() and void write_first_sums(const std::uint64_t* w,
+/// std::size_t m, std::uint64_t* out) (out[0, 2^m) = the sorted subset sums of w[0, m),
+/// m <= first_sums_items(), w on the host); std::uint64_t read(const std::uint64_t*,
+/// std::size_t); void sync(); double available_bytes().
+/// totals: totals_of(p), computed once by the caller. host_threads: the host's share, the
+/// certificate's two halves side by side (0 or 2 and more) or one after the other (1).
+template <class Policy, class Memory>
+solution two_list_by_merging(const Policy& policy, Memory& memory, const problem& p, const flipped_totals& totals,
+                             const solve_options& options, const char* backend_name, unsigned host_threads = 0) {
+  using sum_t = std::uint64_t;
+  const auto start = clock_type::now();
+  const std::size_t n = p.weights.size();
+
+  if (const char* why = two_list_merging_refusal(p, totals, options.count)) throw backend_unavailable(why);
+  if (totals.out_of_range()) return out_of_range_answer("two-list", backend_name, 0, options, start);
+  const bool two_host_threads = host_threads != 1;
+  solution result;
+  result.algorithm = "two-list";
+  result.backend = backend_name;
+  result.threads = two_host_threads ? 2 : 1;
+  const flipped_instance<sum_t> inst = flip<sum_t>(p, totals.target);
+  const std::size_t na_items = inst.half, nb_items = n - inst.half;
+  // The lists leave out the last item of each half; `held` items are merged in.
+  const std::size_t held_a = na_items > 0 ? na_items - 1 : 0, held_b = nb_items > 0 ? nb_items - 1 : 0;
+  const sum_t last_a = na_items > 0 ? inst.weights[na_items - 1] : 0, last_b = nb_items > 0 ? inst.weights[n - 1] : 0;
+  const std::size_t size_a = std::size_t{1} << held_a, size_b = std::size_t{1} << held_b;
+
+  // Memory, planned before allocating: both lists and one half-size merge buffer.
+  const double bytes = two_list_merging_planned_bytes(n);
+  check_plan_fits("the two-list algorithm", n, bytes, room_within(memory.available_bytes(), options));
+  result.planned_bytes = static_cast<std::uint64_t>(bytes);
+  memory.reserve(bytes);
+
+  // The first levels (written at once) weigh nothing here: they are 2^11 sums at most on CUDA.
+  const double walk_weight = 0.2 * (double(size_a) + double(size_b));
+  merging_meter meter{options};
+  meter.total = generation_weight(held_a) + generation_weight(held_b) + walk_weight * (options.count ? 2 : 1);
+  auto t0 = clock_type::now();
+  auto list_a = memory.alloc(size_a);
+  auto list_b = memory.alloc(size_b);
+  {
+    const std::size_t scratch_size = std::max(size_a, size_b) / 2 + 1;
+    auto scratch = memory.alloc(scratch_size);
+    // The weights stay on the host: each pass takes its w as an argument.
+    list_generation gen_a{inst.weights.data(), held_a, list_a.get(), "generate A"};
+    list_generation gen_b{inst.weights.data() + na_items, held_b, list_b.get(), "generate B"};
+    generate_merged_lists(policy, memory, gen_a, gen_b, scratch.get(), scratch_size, options, meter);
+    meter.done = generation_weight(held_a) + generation_weight(held_b);  // the first levels too
+    memory.sync();
+  }
+  result.seconds.generate = seconds_since(t0);
+  check_cancel(options);
+
+  const sum_t t = inst.target;
+  const shifted_lists lists{list_a.get(), size_a, list_b.get(), size_b, t, na_items, nb_items,
+                            {{0, 0}, {last_a, 0}, {0, last_b}, {last_a, last_b}},
+                            (na_items > 0 ? 2 : 1) * (nb_items > 0 ? 2 : 1)};
+
+  if (options.count) {
+    t0 = clock_type::now();
+    std::uint64_t c = count_shifted(policy, lists, options);
+    if (inst.exclude_trivial) c -= 1;  // the empty subset: in the total exactly once
+    result.count = c;
+    result.seconds.count = seconds_since(t0);
+    meter.done += walk_weight;
+    meter.report("count", 1.0);
+  }
+
+  t0 = clock_type::now();
+  const merged_hit hit = search_shifted(policy, memory, lists, inst, options);
   result.seconds.search = seconds_since(t0);
   meter.done = meter.total;
   meter.report("search", 1.0);
 
-  if (found) {
+  if (hit.found) {
     t0 = clock_type::now();
-    result.subset = recover_subset(inst, found_a, found_b, true);  // the host is idle meanwhile
+    result.subset = recover_subset(inst, hit.a, hit.b, two_host_threads);  // the host is idle meanwhile
     result.feasible = true;
     result.seconds.recover = seconds_since(t0);
     meter.report("recover", 1.0);
   }
   result.seconds.total = seconds_since(start);
   return result;
+}
+
+/// The same, computing the totals (tests and callers outside ssum::solve).
+template <class Policy, class Memory>
+solution two_list_by_merging(const Policy& policy, Memory& memory, const problem& p, const solve_options& options,
+                             const char* backend_name) {
+  return two_list_by_merging(policy, memory, p, totals_of(p), options, backend_name);
 }
 
 }  // namespace ssum::detail

@@ -1,0 +1,233 @@
+// The one decision of a solve (choose.hpp): backend, algorithm and the reason, from the
+// totals, the refusal rules, the memory and the cost model, each computed once.
+#include "solver/choose.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+#include "solver/cuda_room.hpp"
+#include "solver/four_list/four_list_cpu.hpp"
+#include "solver/four_list/four_list_cuda.hpp"
+#include "solver/two_list/two_list_cpu.hpp"
+#include "solver/two_list/two_list_merging.hpp"
+#include "ssum/cuda_device.hpp"
+#include "ssum/errors.hpp"
+#include "ssum/memory.hpp"
+
+namespace ssum::detail {
+
+// auto sends an instance to the GPU when the host would need longer than a CUDA process
+// takes to start: measured on an H200 machine (docs/performance.md, "Choosing the backend"),
+// bringing up the CUDA context costs about 0.3 s, and the host two-list about 12 ns per sum of
+// one list, divided by threads^0.7 (memory-bound: 1.7 ns with 16 threads, 6 ns with 2).
+// So 16 host threads keep n <= 55, 2 threads n <= 51; the device then needs a few ms.
+double host_two_list_seconds(std::size_t n, unsigned threads) {
+  return std::ldexp(12e-9, int(n / 2)) * (n % 2 ? 1.41 : 1.0) / std::pow(double(threads), 0.7);
+}
+
+device_probe cuda_probe() {
+  return {[] { return !cuda_devices().empty(); }, [](int device) { return cuda_solver_room(device); }};
+}
+
+namespace {
+
+const char* name_of(algorithm a) { return a == algorithm::four_list ? "four-list" : "two-list"; }
+
+std::string seconds_text(double s) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2g s", s);
+  return text;
+}
+
+// "two lists of 2^23 and 2^24 sums" (the host's lists hold every item of their half; the
+// merging two-list's all but one).
+std::string lists_text(std::size_t n, bool merging) {
+  std::size_t na = n / 2, nb = n - na;
+  if (merging) na = na > 0 ? na - 1 : 0, nb = nb > 0 ? nb - 1 : 0;
+  if (na == nb) return "two lists of 2^" + std::to_string(nb) + " sums";
+  return "two lists of 2^" + std::to_string(na) + " and 2^" + std::to_string(nb) + " sums";
+}
+
+std::string range_text(const flipped_totals& totals) {
+  std::string text = "[";
+  if (totals.negative_abs != 0) text += '-';
+  text += to_string(int128(totals.negative_abs));
+  text += ", ";
+  text += to_string(int128(totals.total_abs - totals.negative_abs));
+  return text + "]";
+}
+
+// The host's algorithm for `p` (the totals already known) and why.
+void choose_host_algorithm(const problem& p, const solve_options& options, choice& c) {
+  const std::size_t n = p.weights.size();
+  if (options.algo != algorithm::automatic) {
+    c.algo = options.algo;
+    c.reason = std::string("the ") + name_of(c.algo) + " algorithm was asked for";
+    return;
+  }
+  const double bytes = two_list_host_bytes(p, c.totals);
+  const double room = host_plan_room(options.memory_limit);
+  const std::string where = options.memory_limit ? " within the memory limit" : " available";
+  if (bytes <= room) {
+    c.algo = algorithm::two_list;
+    c.reason = lists_text(n, false) + " (" + format_bytes(bytes) + ") fit the " + format_bytes(room) + where;
+    return;
+  }
+  c.algo = algorithm::four_list;
+  c.reason = lists_text(n, false) + " need " + format_bytes(bytes) + ", more than the " + format_bytes(room) + where +
+             "; the four-list needs about " + format_bytes(four_list_planned_bytes(p, c.threads));
+}
+
+// The device's algorithm for `p`: the one named; under automatic the two-list while it can
+// take `p` and fits the device, else the four-list (O(2^(n/4)) lists, batches sized to the
+// room) when it can take `p`; else the two-list, whose refusal then says why.
+void choose_cuda_algorithm(const problem& p, const solve_options& options, const device_probe& probe, choice& c) {
+  const std::size_t n = p.weights.size();
+  if (options.algo != algorithm::automatic) {
+    c.algo = options.algo;
+    c.reason += std::string("; the ") + name_of(c.algo) + " algorithm was asked for";
+    return;
+  }
+  const std::string on = " on CUDA device " + std::to_string(c.device);
+  const char* refusal = two_list_merging_refusal(p, c.totals, options.count);
+  const double device_room = refusal ? 0 : probe.room(c.device);  // asked only when it decides
+  const double room = room_within(device_room, options);
+  if (!refusal && two_list_merging_planned_bytes(n) <= room) {
+    c.algo = algorithm::two_list;
+    c.reason += "; " + lists_text(n, true) + " (" + format_bytes(two_list_merging_planned_bytes(n)) + ") fit the " +
+                format_bytes(room) + " available" + on;
+    return;
+  }
+  if (refusal) {
+    c.reason += std::string("; ") + refusal;
+  } else {
+    c.reason += "; " + lists_text(n, true) + " need " + format_bytes(two_list_merging_planned_bytes(n)) +
+                ", more than the " + format_bytes(room) + " available" + on;
+  }
+  if (four_list_cuda_refusal(p, c.totals)) {
+    c.algo = algorithm::two_list;  // its refusal says why
+    return;
+  }
+  c.algo = algorithm::four_list;
+  c.reason += "; the four-list works in batches sized to the room";
+}
+
+void refuse_beyond_most_items(const problem& p, algorithm algo) {
+  const std::size_t n = p.weights.size();
+  if (n <= most_items) return;
+  if (algo == algorithm::four_list) {
+    throw std::invalid_argument("the four-list algorithm takes at most " + std::to_string(most_items) + " items");
+  }
+  if (algo == algorithm::automatic) {
+    // Named for what the user asked: no algorithm (not "the four-list") can take this.
+    throw std::invalid_argument("no algorithm here takes more than " + std::to_string(most_items) +
+                                " items with weights like these (n = " + std::to_string(n) + ")");
+  }
+}
+
+// totals: totals_of(p) when already known.
+choice host_choice(const problem& p, const solve_options& options, unsigned threads, const std::string& why,
+                   const flipped_totals* totals = nullptr) {
+  refuse_beyond_most_items(p, options.algo);
+  choice c;
+  c.where = backend::cpu;
+  c.threads = resolved_threads(cpu{threads});
+  c.totals = totals ? *totals : totals_of(p);  // throws when the total reaches 2^127
+  choose_host_algorithm(p, options, c);
+  if (!why.empty()) c.reason = why + "; " + c.reason;
+  return c;
+}
+
+// Under automatic: the device when the host would need longer than the start-up and the
+// device two-list can take `p` and fits (unless the four-list is named), else the device
+// four-list when it can take `p` (totals below 2^64) and the two-list is not named; the host
+// otherwise. The driver is asked only when the size says the device may pay.
+choice automatic_choice(const problem& p, const solve_options& options, unsigned threads, const device_probe& probe) {
+  const unsigned host_threads = resolved_threads(cpu{threads});
+  const double host_seconds = host_two_list_seconds(p.weights.size(), host_threads);
+  const std::string host_time = "the host would take about " + seconds_text(host_seconds) + " on " +
+                                std::to_string(host_threads) + (host_threads == 1 ? " thread" : " threads");
+  const std::string start_up = "a CUDA start-up (" + seconds_text(cuda_start_seconds) + ")";
+  if (host_seconds < cuda_start_seconds) return host_choice(p, options, threads, host_time + ", less than " + start_up);
+  if (!cuda_compiled()) return host_choice(p, options, threads, "this build has no CUDA backend");
+  const flipped_totals totals = totals_of(p);
+  const std::string longer = host_time + ", more than " + start_up;
+  choice c;
+  c.where = backend::cuda;
+  c.device = 0;
+  c.threads = threads;
+  c.totals = totals;
+  bool two_list_fits = false;
+  try {
+    if (!probe.present()) return host_choice(p, options, threads, "no CUDA device is present", &totals);
+    two_list_fits = options.algo != algorithm::four_list && !two_list_merging_refusal(p, totals, options.count) &&
+                    two_list_merging_planned_bytes(p.weights.size()) <= room_within(probe.room(0), options);
+  } catch (const cuda_error&) {
+    // A device that cannot even be asked (a CUDA context needs far more address space than a
+    // `ulimit -v` may leave) is no device for automatic: the host answers instead.
+    return host_choice(p, options, threads, "the CUDA device could not be asked", &totals);
+  }
+  if (two_list_fits) {
+    c.algo = algorithm::two_list;
+    c.reason = longer + "; " + lists_text(p.weights.size(), true) + " (" +
+               format_bytes(two_list_merging_planned_bytes(p.weights.size())) + ") fit CUDA device 0";
+    return c;
+  }
+  if (options.algo == algorithm::two_list) {
+    return host_choice(p, options, threads, longer + ", but the CUDA two-list cannot take it or does not fit", &totals);
+  }
+  if (const char* why = four_list_cuda_refusal(p, totals)) {
+    return host_choice(p, options, threads, longer + ", but " + std::string(why), &totals);
+  }
+  c.algo = algorithm::four_list;
+  c.reason = longer + (options.algo == algorithm::four_list
+                           ? "; the four-list algorithm was asked for"
+                           : "; the CUDA two-list cannot take it or its lists do not fit, the CUDA four-list can");
+  return c;
+}
+
+}  // namespace
+
+solve_plan choice::plan() const { return {name_of(algo), where == backend::cuda ? "cuda" : "cpu", reason}; }
+
+choice choose(const problem& p, const solve_options& options, backend which, unsigned threads, int device,
+              const device_probe& probe) {
+  if (options.algo != algorithm::automatic && options.algo != algorithm::two_list &&
+      options.algo != algorithm::four_list) {
+    throw std::invalid_argument("unknown algorithm");
+  }
+  choice c;
+  switch (which) {
+    case backend::cpu:
+      c = host_choice(p, options, threads, "the cpu backend was asked for");
+      break;
+    case backend::cuda: {
+      if (!cuda_compiled()) throw backend_unavailable("this build of ssum has no CUDA backend");
+      if (!probe.present()) throw backend_unavailable("no CUDA device is present");
+      c.where = backend::cuda;
+      c.device = device;
+      c.threads = threads;
+      c.totals = totals_of(p);
+      c.reason = "the cuda backend was asked for";
+      choose_cuda_algorithm(p, options, probe, c);
+      break;
+    }
+    case backend::automatic:
+      c = automatic_choice(p, options, threads, probe);
+      break;
+    default:
+      throw std::invalid_argument("unknown backend");
+  }
+  c.out_of_range = c.totals.out_of_range();
+  if (c.out_of_range) {
+    c.reason = "the target " + to_string(c.totals.target) + " lies outside " + range_text(c.totals) +
+               ", the sums a subset can reach: infeasible without building any list";
+  }
+  return c;
+}
+
+}  // namespace ssum::detail

@@ -1,0 +1,52 @@
+#pragma once
+// Internal: the one decision of a solve. choose() computes the weights' totals and every
+// refusal rule once, asks the chosen CUDA device (if any) once, and returns the plan that
+// ssum::solve runs and reports (solution::plan, the CLI's --json "plan").
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "solver/frame.hpp"
+#include "ssum/problem.hpp"
+#include "ssum/solve.hpp"
+
+namespace ssum::detail {
+
+/// How a solve asks about CUDA devices: each question at most once per solve, and only when
+/// the choice depends on it. Both throw ssum::cuda_error when the driver cannot be asked.
+struct device_probe {
+  std::function<bool()> present;        // whether any CUDA device is present (cuda_devices())
+  std::function<double(int)> room;      // bytes a plan may use on a device (cuda_solver_room())
+};
+
+/// The plan: what runs where, and why.
+struct choice {
+  algorithm algo = algorithm::two_list;  // two_list or four_list, never automatic
+  backend where = backend::cpu;          // cpu or cuda, never automatic
+  unsigned threads = 0;                  // host threads: the cpu plan's (resolved); the cuda plan's
+                                         // host share's as asked (0: its default, two)
+  int device = 0;                        // the cuda plan's device
+  flipped_totals totals;                 // totals_of(p), for the solver
+  bool out_of_range = false;             // infeasible: answered without building any list
+  std::string reason;                    // a sentence for people
+
+  solve_plan plan() const;
+};
+
+/// The real probe: cuda_devices() and cuda_solver_room().
+device_probe cuda_probe();
+
+/// Decides how `p` is solved. which: the backend asked for (automatic: the host unless a CUDA
+/// device would pay, see ssum::solve); threads: the host threads asked for (0: all; on CUDA
+/// they drive the host's share of the solve, see ssum::solve); device: the
+/// CUDA device of a cuda plan. Throws what the solve would throw before starting: bad
+/// arguments (std::invalid_argument, ssum::input_error), ssum::backend_unavailable.
+choice choose(const problem& p, const solve_options& options, backend which, unsigned threads, int device,
+              const device_probe& probe = cuda_probe());
+
+/// About how long the host two-list takes for n items on `threads` threads, and how long a
+/// CUDA process takes to start: backend::automatic compares the two.
+double host_two_list_seconds(std::size_t n, unsigned threads);
+constexpr double cuda_start_seconds = 0.4;
+
+}  // namespace ssum::detail

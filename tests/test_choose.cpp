@@ -1,0 +1,212 @@
+// The one decision of a solve (src/solver/choose.hpp): which backend and algorithm, why, and
+// how often the devices are asked. A counting probe stands in for the CUDA driver, so that
+// the device rules are checked on machines without one (in builds with the CUDA backend).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "solver/choose.hpp"
+#include "ssum/ssum.hpp"
+
+namespace {
+
+using ssum::int128;
+using ssum::detail::choice;
+using ssum::detail::choose;
+using ssum::detail::device_probe;
+
+// A device of `room` bytes (or none), counting the questions.
+struct fake_device {
+  bool present = true;
+  double room = 16.0 * (1ull << 30);
+  int asked_present = 0, asked_room = 0;
+  device_probe probe() {
+    return {[this] {
+              ++asked_present;
+              return present;
+            },
+            [this](int) {
+              ++asked_room;
+              return room;
+            }};
+  }
+};
+
+ssum::problem random_problem(std::size_t n, std::uint64_t seed = 1) { return ssum::generate("random", n, {}, seed); }
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST(Choose, SmallInstancesStayOnTheHostWithoutAskingTheDevice) {
+  fake_device dev;
+  const choice c = choose(random_problem(20), {}, ssum::backend::automatic, 2, 0, dev.probe());
+  EXPECT_EQ(c.where, ssum::backend::cpu);
+  EXPECT_EQ(c.algo, ssum::algorithm::two_list);
+  EXPECT_EQ(c.threads, 2u);
+  EXPECT_FALSE(c.out_of_range);
+  EXPECT_TRUE(contains(c.reason, "on 2 threads, less than a CUDA start-up (0.4 s)")) << c.reason;
+  EXPECT_TRUE(contains(c.reason, "two lists of 2^10 sums")) << c.reason;
+  EXPECT_EQ(dev.asked_present, 0);
+  EXPECT_EQ(dev.asked_room, 0);
+  const ssum::solve_plan plan = c.plan();
+  EXPECT_EQ(plan.algorithm, "two-list");
+  EXPECT_EQ(plan.backend, "cpu");
+  EXPECT_EQ(plan.reason, c.reason);
+}
+
+// Without a CUDA backend (or without a device) automatic always plans the host, and says why.
+TEST(Choose, WithoutADeviceAutomaticPlansTheHost) {
+  fake_device none;
+  none.present = false;
+  const choice c = choose(random_problem(52), {}, ssum::backend::automatic, 1, 0, none.probe());
+  EXPECT_EQ(c.where, ssum::backend::cpu);
+  EXPECT_TRUE(contains(c.reason, "this build has no CUDA backend") || contains(c.reason, "no CUDA device is present"))
+      << c.reason;
+  EXPECT_LE(none.asked_present, 1);
+  EXPECT_EQ(none.asked_room, 0);
+  if (!ssum::cuda_compiled()) {
+    EXPECT_EQ(none.asked_present, 0);
+    EXPECT_THROW(choose(random_problem(10), {}, ssum::backend::cuda, 0, 0, none.probe()), ssum::backend_unavailable);
+  } else {
+    EXPECT_THROW(choose(random_problem(10), {}, ssum::backend::cuda, 0, 0, none.probe()), ssum::backend_unavailable);
+  }
+}
+
+// Under automatic the host threads enter the cost model, and the reason says with how many.
+TEST(Choose, ThreadsDriveTheAutomaticChoice) {
+  fake_device dev;
+  const ssum::problem p = random_problem(52);
+  const choice many = choose(p, {}, ssum::backend::automatic, 64, 0, dev.probe());
+  EXPECT_EQ(many.where, ssum::backend::cpu);
+  EXPECT_TRUE(contains(many.reason, "on 64 threads, less than a CUDA start-up")) << many.reason;
+  const choice one = choose(p, {}, ssum::backend::automatic, 1, 0, dev.probe());
+  if (ssum::cuda_compiled()) {
+    EXPECT_EQ(one.where, ssum::backend::cuda);
+    EXPECT_TRUE(contains(one.reason, "on 1 thread, more than a CUDA start-up")) << one.reason;
+  } else {
+    EXPECT_EQ(one.where, ssum::backend::cpu);
+    EXPECT_TRUE(contains(one.reason, "this build has no CUDA backend")) << one.reason;
+  }
+  EXPECT_LE(dev.asked_present, 1);
+  EXPECT_LE(dev.asked_room, 1);
+}
+
+TEST(Choose, AMemoryLimitTakesTheFourList) {
+  ssum::solve_options options;
+  options.memory_limit = 2u << 20;  // the two lists of n = 40 need 20 MiB
+  const choice c = choose(random_problem(40), options, ssum::backend::cpu, 4, 0);
+  EXPECT_EQ(c.where, ssum::backend::cpu);
+  EXPECT_EQ(c.algo, ssum::algorithm::four_list);
+  EXPECT_TRUE(contains(c.reason, "two lists of 2^20 sums need 20.0 MiB, more than the 2.00 MiB within the memory limit"))
+      << c.reason;
+  EXPECT_TRUE(contains(c.reason, "the four-list needs about")) << c.reason;
+  options.memory_limit = 0;
+  EXPECT_EQ(choose(random_problem(40), options, ssum::backend::cpu, 4, 0).algo, ssum::algorithm::two_list);
+}
+
+TEST(Choose, NamedAlgorithmsAreTakenAsNamed) {
+  ssum::solve_options options;
+  options.algo = ssum::algorithm::four_list;
+  const choice c = choose(random_problem(30), options, ssum::backend::cpu, 1, 0);
+  EXPECT_EQ(c.algo, ssum::algorithm::four_list);
+  EXPECT_TRUE(contains(c.reason, "the four-list algorithm was asked for")) << c.reason;
+  options.algo = static_cast<ssum::algorithm>(42);
+  EXPECT_THROW(choose(random_problem(30), options, ssum::backend::cpu, 1, 0), std::invalid_argument);
+}
+
+TEST(Choose, MoreThan120ItemsAreRefusedWithTheExistingMessage) {
+  const ssum::problem p{std::vector<int128>(121, 1), int128(3)};
+  try {
+    choose(p, {}, ssum::backend::cpu, 1, 0);
+    ADD_FAILURE() << "121 items were planned";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), "no algorithm here takes more than 120 items with weights like these (n = 121)");
+  }
+  fake_device dev;
+  EXPECT_THROW(choose(p, {}, ssum::backend::automatic, 1, 0, dev.probe()), std::invalid_argument);
+  ssum::solve_options four;
+  four.algo = ssum::algorithm::four_list;
+  try {
+    choose(p, four, ssum::backend::cpu, 1, 0);
+    ADD_FAILURE() << "121 items were planned";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), "the four-list algorithm takes at most 120 items");
+  }
+}
+
+// A target no subset reaches is answered infeasible without any list, and the plan says so.
+TEST(Choose, TargetsOutOfRangeAreAnsweredWithoutLists) {
+  const ssum::problem above{{1, 2, 4}, int128(100)};
+  const choice c = choose(above, {}, ssum::backend::cpu, 1, 0);
+  EXPECT_TRUE(c.out_of_range);
+  EXPECT_EQ(c.reason, "the target 100 lies outside [0, 7], the sums a subset can reach: infeasible without building any list");
+  const ssum::problem below{{-3, 2}, int128(-5)};
+  EXPECT_TRUE(contains(choose(below, {}, ssum::backend::cpu, 1, 0).reason, "the target -5 lies outside [-3, 2]"));
+  EXPECT_FALSE(choose(ssum::problem{{-3, 2}, int128(-3)}, {}, ssum::backend::cpu, 1, 0).out_of_range);
+
+  ssum::solve_options counting;
+  counting.count = true;
+  const ssum::solution s = ssum::solve(ssum::cpu{1}, above, counting);
+  EXPECT_FALSE(s.feasible);
+  ASSERT_TRUE(s.count.has_value());
+  EXPECT_EQ(*s.count, 0u);
+  EXPECT_EQ(s.planned_bytes, 0u);  // no list was planned
+  EXPECT_EQ(s.seconds.generate, 0.0);
+  EXPECT_EQ(s.plan.reason, c.reason);
+  EXPECT_EQ(s.plan.backend, "cpu");
+}
+
+// --count keeps the host's two-list (128-bit counts); on a device, counts from n = 64 on would
+// pass 64 bits: the device two-list refuses them and the four-list takes them, the device's
+// room unasked.
+TEST(Choose, CountsFollowTheCountRules) {
+  ssum::solve_options counting;
+  counting.count = true;
+  const choice host = choose(random_problem(30), counting, ssum::backend::cpu, 1, 0);
+  EXPECT_EQ(host.algo, ssum::algorithm::two_list);
+  if (!ssum::cuda_compiled()) GTEST_SKIP() << "the device rules need a build with the CUDA backend";
+  fake_device dev;
+  const choice c = choose(random_problem(64), counting, ssum::backend::cuda, 0, 0, dev.probe());
+  EXPECT_EQ(c.where, ssum::backend::cuda);
+  EXPECT_EQ(c.algo, ssum::algorithm::four_list);
+  EXPECT_TRUE(contains(c.reason, "--count from n = 64 on may exceed 64 bits")) << c.reason;
+  EXPECT_EQ(dev.asked_present, 1);
+  EXPECT_EQ(dev.asked_room, 0);
+}
+
+// A device of 16 GiB: the two lists of n = 62 (2^30 sums each) do not fit, the four-list takes
+// the instance; n = 56 fits. Each question at most once.
+TEST(Choose, TheDevicesRoomDecidesBetweenItsAlgorithms) {
+  if (!ssum::cuda_compiled()) GTEST_SKIP() << "the device rules need a build with the CUDA backend";
+  fake_device dev;
+  const choice big = choose(random_problem(62), {}, ssum::backend::cuda, 0, 0, dev.probe());
+  EXPECT_EQ(big.algo, ssum::algorithm::four_list);
+  EXPECT_TRUE(contains(big.reason, "two lists of 2^30 sums need")) << big.reason;
+  EXPECT_TRUE(contains(big.reason, "available on CUDA device 0")) << big.reason;
+  EXPECT_EQ(dev.asked_present, 1);
+  EXPECT_EQ(dev.asked_room, 1);
+  const choice fits = choose(random_problem(56), {}, ssum::backend::cuda, 0, 0, dev.probe());
+  EXPECT_EQ(fits.algo, ssum::algorithm::two_list);
+  fake_device automatic;
+  const choice on_device = choose(random_problem(62), {}, ssum::backend::automatic, 2, 0, automatic.probe());
+  EXPECT_EQ(on_device.where, ssum::backend::cuda);
+  EXPECT_EQ(on_device.algo, ssum::algorithm::four_list);
+  EXPECT_EQ(automatic.asked_present, 1);
+  EXPECT_EQ(automatic.asked_room, 1);
+}
+
+// Every solve reports the plan it ran.
+TEST(Choose, SolutionsCarryThePlanTheyRan) {
+  const ssum::problem p{{3, 5, 9, 14}, int128(17)};
+  for (const auto which : {ssum::backend::cpu, ssum::backend::automatic}) {
+    const ssum::solution s = ssum::solve(which, 2, p);
+    EXPECT_TRUE(s.feasible);
+    EXPECT_EQ(s.plan.algorithm, s.algorithm);
+    EXPECT_EQ(s.plan.backend, s.backend);
+    EXPECT_FALSE(s.plan.reason.empty());
+  }
+}
+
+}  // namespace
