@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "ssum/merge.hpp"
+#include "ssum/pair_sum.hpp"
 
 namespace {
 

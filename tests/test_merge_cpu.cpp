@@ -30,6 +30,7 @@
 
 #include "sorted_inputs.hpp"
 #include "ssum/merge.hpp"
+#include "ssum/pair_sum.hpp"
 #include "ssum/merge_path.hpp"
 
 namespace {

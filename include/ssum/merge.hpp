@@ -1,5 +1,6 @@
 #pragma once
-// Merges of sorted sequences and the equal-pairs search, on the host and on CUDA devices.
+// Merges of sorted sequences, on the host and on CUDA devices (the equal-pairs search, a walk
+// along a merge, is in pair_sum.hpp).
 //
 //   merge(policy, a, na, b, nb, out [, comp])            out = stable merge of a and b
 //   merge_by_key(policy, a_keys, a_values, na, b_keys, b_values, nb, out_keys, out_values [, comp])
@@ -7,9 +8,6 @@
 //   merge_generated_batch(policy, merges, count [, comp])   several independent merge_generated
 //   merge_path_partition(policy, a, na, b, nb, piece, splits [, comp])   where each piece of
 //                                                        `piece` outputs starts in a
-//   find_pair_sum(policy, a, na, b, nb, t)               some (i, j) with a[i] + b[j] == t
-//   count_pair_sums(policy, a, na, b, nb, t)             how many such (i, j)
-//   find_any_pair_sum(policy, a, na, b, nb, ts, k)       some (i, j, m) with a[i] + b[j] == ts[m]
 //
 // Merges are STABLE: on equal keys (neither comp(x, y) nor comp(y, x)) a's elements come
 // before b's, and each input keeps its own order; merge_by_key moves each value with its key.
@@ -32,23 +30,6 @@
 // written in stream order): piece k of the stable merge is a[splits[k], splits[k + 1]) with
 // b[k x piece - splits[k], ...). piece must be at least 1; on CUDA pieces must stay below
 // 2^31 - 1 (std::invalid_argument otherwise).
-//
-// Equal pairs: a + b = t iff a = t - b, so the search is a walk along the merge of A with the
-// ascending C = (t - B reversed), and each thread takes an equal share of that merge's
-// diagonals (no pruning step). A and B must be ascending under operator<, T an integer type.
-// The sum is EXACT, not T's arithmetic: (i, j) matches when a[i] + b[j] == t as mathematical
-// integers. Elements b for which t - b does not fit in T have no partner in T and are skipped
-// before the walk (so no intermediate ever overflows), and unsigned arithmetic never wraps:
-// for unsigned T only b <= t can match. count_pair_sums counts index pairs, duplicates by
-// multiplicity (a value appearing 2 times in A and 3 times in B gives 6); the count is exact
-// while it fits 64 bits (it is at most na * nb). find_pair_sum stops threads early once a
-// match is known; on the host which match it returns may differ run to run, on CUDA it is
-// always the one with the smallest i (and for that i, the smallest j). find_any_pair_sum
-// searches for several targets ts[0, k) (a host array) at once and returns a match of the
-// first target (in order) that has one, as find_pair_sum over the targets one by one would
-// (found is false only when no target has a match); on CUDA that target's match with the
-// smallest i (and that i's smallest j), run to run; small searches take up to four targets
-// per launch of each kernel.
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -62,7 +43,6 @@
 
 namespace ssum {
 
-
 /// One merge of merge_generated_batch: out[0, na + nb) = the stable merge of a[0, na) and
 /// b_at(0), ..., b_at(nb - 1), as merge_generated.
 template <class T, class BAt>
@@ -72,18 +52,6 @@ struct generated_merge {
   BAt b_at;
   std::size_t nb;
   T* out;
-};
-
-/// A match of find_pair_sum: a[i] + b[j] == t when found.
-struct pair_match {
-  bool found;
-  std::size_t i, j;
-};
-
-/// A match of find_any_pair_sum: a[i] + b[j] == ts[target] when found.
-struct any_pair_match {
-  bool found;
-  std::size_t target, i, j;
 };
 
 // ---- host ----------------------------------------------------------------------------
@@ -142,56 +110,21 @@ std::size_t merge_path_partition(const cpu& policy, AIt a, std::size_t na, BAt b
   return pieces;
 }
 
-template <class T>
-pair_match find_pair_sum(const cpu& policy, const T* a, std::size_t na, const T* b, std::size_t nb, T t) {
-  const detail::pair_match_result r =
-      detail::cpu_find_pair_sum(resolved_threads(policy), detail::cpu_merge_grain, a, na, b, nb, t);
-  return {r.found, r.i, r.j};
-}
-
-template <class T>
-std::uint64_t count_pair_sums(const cpu& policy, const T* a, std::size_t na, const T* b, std::size_t nb, T t) {
-  return detail::cpu_count_pair_sums(resolved_threads(policy), detail::cpu_merge_grain, a, na, b, nb, t);
-}
-
-template <class T>
-any_pair_match find_any_pair_sum(const cpu& policy, const T* a, std::size_t na, const T* b, std::size_t nb,
-                                 const T* ts, std::size_t k) {
-  for (std::size_t m = 0; m < k; ++m) {
-    const pair_match r = find_pair_sum(policy, a, na, b, nb, ts[m]);
-    if (r.found) return {true, m, r.i, r.j};
-  }
-  return {false, 0, 0, 0};
-}
-
 }  // namespace ssum
 
 // ---- CUDA ----------------------------------------------------------------------------
 // Device pointers for every array (a generator's `data` too); results ordered on the
-// policy's stream. merge, merge_by_key and merge_generated return at once (nothing
-// synchronises); find_pair_sum and count_pair_sums return host values, so they wait for the
-// stream. Supported:
+// policy's stream; every call returns at once (nothing synchronises). Supported:
 //   merge / merge_generated   T in int32, int64, uint32, uint64, float, double; comparators
 //                             ssum::less, ssum::greater; generators plus_constant<T> and
 //                             minus_reversed<T> (the only two compiled for the device);
 //   merge_generated_batch     the same types and comparators, generator plus_constant<T>; up
-//                             to four merges share one partition and one tile launch (merges
-//                             small enough to be latency-bound overlap);
-//   merge_by_key              keys as above, values uint32 or uint64;
-//   find/count_pair_sums,     T in int32, int64, uint32, uint64; the host's exact semantics
-//   find_any_pair_sum         (see the top of this file; counts wrap modulo 2^64 past that).
-// Scheme (src/cuda/merge/merge_kernels.cuh): merge path on the GPU (Odeh et al. 2012; Green, McColl
-// and Bader, "GPU Merge Path", 2012). One kernel finds where each output tile of
-// threads x items elements (256 x 19 for key-only merges of 4-byte keys, 256 x 15 for
-// merge_by_key, 256 x 11 for 8-byte keys) starts in a, searched by warps (32 probes a round);
-// a second merges each tile in shared memory (coalesced loads, generated b
-// computed while loading, one split per thread, Items sequential steps, staged coalesced
-// stores). Scratch: 8 bytes per tile (under 0.1% of the data), from the stream-ordered pool.
-// The pair searches walk the merge of A with C = t - B reversed with the same scheme and
-// tiles of their own (256 x 23 for 8-byte keys, 256 x 15 for 4-byte); runs of equal values
-// that cross tiles are counted once (see the kernels). find_pair_sum checks a stop flag once
-// per tile, so tiles that start after a known match leave at once; the match it returns is
-// always the one with the smallest a index (and that a's first partner), run to run.
+//                             to four merges share one launch (merges small enough to be
+//                             latency-bound overlap);
+//   merge_by_key              keys as above, values uint32 or uint64.
+// Work O(na + nb), depth O(log(na + nb)); scratch of 8 bytes per tile of a few thousand
+// outputs (under 0.1% of the data), from the stream-ordered pool. How the tiles are cut and
+// merged: docs/primitives.md.
 // Limits: fewer than 2^31 tiles (over 5 x 10^12 outputs); outputs must not overlap inputs.
 // Null device pointers for a non-empty range, and a minus_reversed with n < nb, throw
 // std::invalid_argument; CUDA failures throw ssum::cuda_error.
@@ -223,14 +156,6 @@ void cuda_merge_generated_batch(const cuda& policy, const generated_merge<T, BAt
 template <class T, class Compare>
 std::size_t cuda_merge_path_partition(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb,
                                       std::size_t piece, std::size_t* d_splits, Compare comp);
-template <class T>
-pair_match cuda_find_pair_sum(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb, T t);
-template <class T>
-std::uint64_t cuda_count_pair_sums(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb,
-                                   T t);
-template <class T>
-any_pair_match cuda_find_any_pair_sum(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb,
-                                      const T* ts, std::size_t k);
 }  // namespace detail
 
 template <class T, class Compare = less>
@@ -274,28 +199,6 @@ std::size_t merge_path_partition(const cuda& policy, const T* d_a, std::size_t n
   static_assert(detail::cuda_merge_supported<T, Compare>,
                 "no CUDA merge_path_partition for this type/comparator (see merge.hpp)");
   return detail::cuda_merge_path_partition(policy, d_a, na, d_b, nb, piece, d_splits, comp);
-}
-
-/// Waits for the stream (returns a host value).
-template <class T>
-pair_match find_pair_sum(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb, T t) {
-  static_assert(detail::cuda_integer_key<T>, "no CUDA find_pair_sum for this type (see merge.hpp)");
-  return detail::cuda_find_pair_sum(policy, d_a, na, d_b, nb, t);
-}
-
-/// Waits for the stream (returns a host value).
-template <class T>
-std::uint64_t count_pair_sums(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb, T t) {
-  static_assert(detail::cuda_integer_key<T>, "no CUDA count_pair_sums for this type (see merge.hpp)");
-  return detail::cuda_count_pair_sums(policy, d_a, na, d_b, nb, t);
-}
-
-/// ts: a HOST array of k targets. Waits for the stream (returns a host value).
-template <class T>
-any_pair_match find_any_pair_sum(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb,
-                                 const T* ts, std::size_t k) {
-  static_assert(detail::cuda_integer_key<T>, "no CUDA find_any_pair_sum for this type (see merge.hpp)");
-  return detail::cuda_find_any_pair_sum(policy, d_a, na, d_b, nb, ts, k);
 }
 
 }  // namespace ssum

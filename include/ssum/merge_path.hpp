@@ -40,4 +40,35 @@ SSUM_HOST_DEVICE std::size_t merge_path_split(AIt a, std::size_t na, BAt b_at, s
   return lo;
 }
 
+namespace detail {
+
+/// Given c(j) == v and c ascending on [0, n): the first e > j with v < c(e), or n, i.e. the
+/// end of the run of v that holds j. Galloping (probes at j + 1, j + 3, j + 7, ..., then a
+/// binary search inside the last step), so O(log run length) reads even for runs much longer
+/// than a merge tile. The pair searches' counts use it on both backends.
+template <class CAt, class T>
+SSUM_HOST_DEVICE std::size_t equal_run_end(const CAt& c, std::size_t j, std::size_t n, const T& v) {
+  std::size_t lo = j + 1, hi = n, step = 1;  // c[j, lo) == v
+  while (lo < n) {
+    const std::size_t probe = n - lo <= step ? n : lo + step;
+    if (v < c(probe - 1)) {
+      hi = probe;
+      break;
+    }
+    lo = probe;
+    step *= 2;
+  }
+  while (lo < hi) {  // the end lies in [lo, hi)
+    const std::size_t mid = lo + (hi - lo) / 2;
+    if (v < c(mid)) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return lo;
+}
+
+}  // namespace detail
+
 }  // namespace ssum

@@ -8,6 +8,7 @@
 #include "ssum/memory.hpp"
 #include "ssum/merge.hpp"
 #include "ssum/merge_path.hpp"
+#include "ssum/pair_sum.hpp"
 #include "ssum/policy.hpp"
 #include "ssum/problem.hpp"
 #include "ssum/scan.hpp"

@@ -228,33 +228,6 @@ std::pair<std::size_t, std::size_t> cpu_pair_sum_clip(const T* b, std::size_t nb
   }
 }
 
-/// First index e >= j with v < c(e), given that c(j..nc) is ascending and >= v: the end of the
-/// run of v starting at j. Galloping, so O(log run length).
-template <class T, class CAt>
-std::size_t cpu_run_end(const CAt& c, std::size_t j, std::size_t nc, const T& v) {
-  if (j >= nc || v < c(j)) return j;
-  std::size_t lo = j + 1, step = 1, hi;  // c[j, lo) == v
-  for (;;) {
-    if (nc - lo <= step) {
-      hi = nc;
-      break;
-    }
-    hi = lo + step;
-    if (v < c(hi - 1)) break;
-    lo = hi;
-    step *= 2;
-  }
-  while (lo < hi) {
-    const std::size_t mid = lo + (hi - lo) / 2;
-    if (v < c(mid)) {
-      hi = mid;
-    } else {
-      lo = mid + 1;
-    }
-  }
-  return lo;
-}
-
 /// A counting lane: a[i0, i1) against c[j, j1) in merge order. rs is where the run of `last`
 /// (the last a taken) starts, clipped to i0; cnt the matches found so far.
 template <class T>
@@ -273,7 +246,7 @@ std::uint64_t cpu_count_finish(const T* a, const CAt& c, std::size_t nc, const c
   const T v = a[l.i1 - 1];
   // With c dry, a[i, i1) was never taken: find where v's run starts (rs if it is last's run).
   const std::size_t rs = l.i < l.i1 ? static_cast<std::size_t>(std::lower_bound(a + l.rs, a + l.i1, v) - a) : l.rs;
-  const std::size_t runs_c = cpu_run_end(c, l.j, nc, v) - l.j;
+  const std::size_t runs_c = l.j < nc && !(v < c(l.j)) ? detail::equal_run_end(c, l.j, nc, v) - l.j : 0;
   return l.cnt + std::uint64_t(l.i1 - rs) * std::uint64_t(runs_c);
 }
 

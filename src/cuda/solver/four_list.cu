@@ -21,7 +21,7 @@
 #include "cuda/common/check.cuh"
 #include "cuda/common/device_buffer.cuh"
 #include "cuda/solver/solver_memory.cuh"
-#include "ssum/merge.hpp"
+#include "ssum/pair_sum.hpp"
 #include "ssum/scan.hpp"
 
 namespace ssum::cuda_detail {

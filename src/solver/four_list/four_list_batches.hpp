@@ -35,7 +35,7 @@
 #include "solver/four_list/four_list_window.hpp"
 #include "solver/two_list/two_list_instance.hpp"
 #include "ssum/errors.hpp"
-#include "ssum/merge.hpp"
+#include "ssum/pair_sum.hpp"
 #include "ssum/solve.hpp"
 
 namespace ssum::detail {

@@ -34,6 +34,7 @@
 #include "solver/two_list/two_list_instance.hpp"
 #include "ssum/errors.hpp"
 #include "ssum/merge.hpp"
+#include "ssum/pair_sum.hpp"
 #include "ssum/solve.hpp"
 
 namespace ssum::detail {
