@@ -31,7 +31,7 @@
 
 namespace {
 
-using ssum_bench::check;
+using ssum::detail::check;
 
 template <class T>
 const char* type_name() {
@@ -115,7 +115,7 @@ struct inputs {
 // Batches of 100 calls for small inputs, 10 for large ones.
 template <class F>
 void time_batches(benchmark::State& state, std::size_t bytes, F f) {
-  ssum_bench::time_batches(state, bytes, bytes < (std::size_t{1} << 26) ? 100 : 10, f);
+  ssum::detail::time_batches(state, bytes, bytes < (std::size_t{1} << 26) ? 100 : 10, f);
 }
 
 template <class T>
@@ -300,4 +300,4 @@ void register_all() {
 
 }  // namespace
 
-int main(int argc, char** argv) { return ssum_bench::run_benchmarks(argc, argv, "bench_merge_cuda", register_all); }
+int main(int argc, char** argv) { return ssum::detail::run_benchmarks(argc, argv, "bench_merge_cuda", register_all); }

@@ -64,6 +64,3 @@ int run_benchmarks(int argc, char** argv, const char* name, Register register_al
 }
 
 }  // namespace ssum::detail
-
-// bench_merge_cuda.cu names these ssum_bench::.
-namespace ssum_bench = ssum::detail;

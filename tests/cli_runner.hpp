@@ -18,7 +18,7 @@
 
 extern char** environ;
 
-namespace ssum_cli_test {
+namespace ssum_test {
 
 namespace fs = std::filesystem;
 
@@ -112,4 +112,4 @@ inline spawned spawn(std::vector<std::string> args, const std::string& name) {
   return s;
 }
 
-}  // namespace ssum_cli_test
+}  // namespace ssum_test

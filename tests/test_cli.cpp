@@ -22,7 +22,7 @@
 
 namespace {
 
-using namespace ssum_cli_test;
+using namespace ssum_test;
 
 const std::string example = std::string(SSUM_SOURCE_DIR) + "/examples/planted-24.txt";
 

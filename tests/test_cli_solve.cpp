@@ -18,7 +18,7 @@
 
 namespace {
 
-using namespace ssum_cli_test;
+using namespace ssum_test;
 using clock_type = std::chrono::steady_clock;
 
 struct interrupted_run {

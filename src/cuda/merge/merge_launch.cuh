@@ -25,7 +25,7 @@ namespace ssum::cuda_detail {
 /// flight, which covers HBM latency at the 5-8 blocks per SM that the shared memory allows,
 /// and keeps keys + values of merge_by_key (at most 256 x 11 x 16 B = 45 KiB) under the 48 KiB
 /// of static shared memory. 8-byte keys: 256 x 19 measured 1360 against 1244 us for 256 x 11
-/// at 2^28 outputs on the H200 (docs/performance.md). Plain loads and stores: 16-byte ones
+/// at 2^28 outputs on the H200 (docs/roadmap.md, "Tried, did not pay"). Plain loads and stores: 16-byte ones
 /// measured slower in the same run (uint32 at 2^28 737 against 714 us, uint64 1292 against
 /// 1240), the loader's extra index work costing more than the fewer instructions save.
 ///

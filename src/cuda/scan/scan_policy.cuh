@@ -1,7 +1,8 @@
 #pragma once
 // The CUDA scan's tuning, in one place: the launch shape of each of its kernels and the size
 // from which the bulk-copy kernel takes over. scan.cu's cuda_scan reads it; the kernels take
-// the numbers as template arguments. Measured on the H200 (docs/performance.md).
+// the numbers as template arguments. Measured on the H200 (docs/performance.md; the shapes
+// that lost: docs/roadmap.md, "Tried, did not pay").
 #include <cstddef>
 
 namespace ssum::cuda_detail {
