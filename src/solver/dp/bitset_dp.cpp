@@ -13,16 +13,19 @@ namespace ssum::detail {
 namespace {
 
 // A destination block is shifted into scratch, then merged; blocks go from high words to low,
-// so every block reads only words that still hold the table before this item. Cancellation
-// is polled per block (2^20 words: about a millisecond) and per item.
+// so every block reads only words that still hold the table before this item. One thread
+// works in blocks of 2^14 words (the scratch and the words it re-reads stay in cache); ranges
+// above 2^19 words are split among the threads in blocks of 2^20 (a few parallel regions per
+// item). Cancellation is polled per block (at most about a millisecond) and per item.
+constexpr std::size_t cache_block_words = std::size_t{1} << 14;
 constexpr std::size_t block_words = std::size_t{1} << 20;
-// Ranges above this many words are split among the threads; smaller ones stay on one.
 constexpr std::size_t parallel_words = std::size_t{1} << 19;
 
-// Measured on the 2-core development host (GCC -O3, pthree and psix instances, n = 1000 to
-// 10^4): about 0.25 ns per word and item on one thread, the same divided by threads^0.7
-// for ranges split among threads (the word loop is memory-bound).
-constexpr double seconds_per_word = 0.25e-9;
+// Measured with `ssum solve --algorithm dp` on the 2-core development host (GCC -O3, SSE2;
+// avis n = 200 to 400, infeasible, so every item runs): 1.3 to 2.2 ns per item and word of
+// the bound on one thread; two threads on split ranges about 1.2 to 1.4 times faster, taken
+// as threads^0.5.
+constexpr double seconds_per_word = 1.5e-9;
 
 struct table {
   std::uint64_t bound = 0;
@@ -53,7 +56,7 @@ struct meter {
 // Runs f(lo, hi) over [a, b), split among the threads when the range is large.
 template <class F>
 void over_words(std::size_t a, std::size_t b, unsigned threads, F&& f) {
-  if (threads <= 1 || b - a <= parallel_words) {
+  if (threads <= 1 || b - a < parallel_words) {
     f(a, b);
     return;
   }
@@ -110,8 +113,9 @@ void reach(table& t, const std::vector<std::uint64_t>& w, const std::vector<std:
     prefix = std::min(bound, prefix + wk);
     const std::size_t q = std::size_t(wk / 64), last = std::size_t(prefix / 64);
     const unsigned r = unsigned(wk % 64);
+    const std::size_t block = threads > 1 && last + 1 - q > parallel_words ? block_words : cache_block_words;
     for (std::size_t hi = last + 1; hi > q;) {
-      const std::size_t lo = hi - q > block_words ? hi - block_words : q;
+      const std::size_t lo = hi - q > block ? hi - block : q;
       over_words(lo, hi, threads, [&](std::size_t a, std::size_t b) {
         shifted_new_bits(t.bits.get(), scratch + (a - lo), a, b, q, r);
       });
@@ -137,6 +141,10 @@ std::vector<std::size_t> walk_back(const table& t, const std::vector<std::uint64
   return chosen;
 }
 
+std::size_t scratch_words(const reduction& r) {
+  return std::size_t(std::min<double>(double(block_words), std::floor(double(r.bound) / 64) + 1));
+}
+
 double work_words(const reduction& r) {
   const double per_item = std::floor(double(r.bound) / 64) + 1;
   return double(r.weights.size()) * per_item;
@@ -147,13 +155,13 @@ double work_words(const reduction& r) {
 double dp_planned_bytes(const reduction& r) {
   const double sums = double(r.bound) + 1;
   const double one_table = (std::floor(double(r.bound) / 64) + 1) * 8 + 4 * sums;
-  return (r.zero_sum ? 2 : 1) * one_table + double(block_words) * 8 + double(r.weights.size()) * 12;
+  return (r.zero_sum ? 2 : 1) * one_table + double(scratch_words(r)) * 8 + double(r.weights.size()) * 12;
 }
 
 double dp_seconds(const reduction& r, unsigned threads) {
   const double words = work_words(r);
   const bool split = std::floor(double(r.bound) / 64) + 1 > double(parallel_words);
-  return words * seconds_per_word / (split ? std::pow(double(std::max(threads, 1u)), 0.7) : 1.0);
+  return words * seconds_per_word / (split ? std::sqrt(double(std::max(threads, 1u))) : 1.0);
 }
 
 solution solve_dp(const cpu& policy, const problem& p, const reduction& r, const solve_options& options) {
@@ -168,7 +176,7 @@ solution solve_dp(const cpu& policy, const problem& p, const reduction& r, const
   std::vector<std::uint64_t> w(r.weights.size());
   for (std::size_t k = 0; k < w.size(); ++k) w[k] = std::uint64_t(r.weights[k]);
   const std::uint64_t bound = std::uint64_t(r.bound);
-  std::unique_ptr<std::uint64_t[]> scratch(new std::uint64_t[block_words]);
+  std::unique_ptr<std::uint64_t[]> scratch(new std::uint64_t[scratch_words(r)]);
   meter m{options};
   m.total = std::max(1.0, work_words(r));
 

@@ -24,7 +24,8 @@ namespace ssum::detail {
 constexpr double dp_most_sums = 1099511627776.0;
 
 /// Bytes the dynamic program plans for a reduced instance: per table (two for zero-sum, one
-/// per side) the bitset (bound/8) and the first-item numbers (4 per sum), and a scratch block.
+/// per side) the bitset (bound/8) and the first-item numbers (4 per sum), and a scratch block
+/// (up to 8 MiB).
 double dp_planned_bytes(const reduction& r);
 
 /// About how long the dynamic program takes on `threads` host threads: word operations
