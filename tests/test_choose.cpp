@@ -116,16 +116,15 @@ TEST(Choose, NamedAlgorithmsAreTakenAsNamed) {
   EXPECT_THROW(choose(random_problem(30), options, ssum::backend::cpu, 1, 0), std::invalid_argument);
 }
 
-TEST(Choose, MoreThan120ItemsAreRefusedWithTheExistingMessage) {
+// Beyond 120 items the dynamic program plans what it can hold; only the four-list, named,
+// keeps its refusal, and an instance beyond the dynamic program too is refused for memory.
+TEST(Choose, MoreThan120ItemsGoToTheDynamicProgram) {
   const ssum::problem p{std::vector<int128>(121, 1), int128(3)};
-  try {
-    choose(p, {}, ssum::backend::cpu, 1, 0);
-    ADD_FAILURE() << "121 items were planned";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_EQ(std::string(e.what()), "no algorithm here takes more than 120 items with weights like these (n = 121)");
-  }
+  const choice c = choose(p, {}, ssum::backend::cpu, 1, 0);
+  EXPECT_EQ(c.algo, ssum::algorithm::dynamic_programming);
+  EXPECT_TRUE(contains(c.reason, "the meet-in-the-middle algorithms take at most 120 items")) << c.reason;
   fake_device dev;
-  EXPECT_THROW(choose(p, {}, ssum::backend::automatic, 1, 0, dev.probe()), std::invalid_argument);
+  EXPECT_EQ(choose(p, {}, ssum::backend::automatic, 1, 0, dev.probe()).algo, ssum::algorithm::dynamic_programming);
   ssum::solve_options four;
   four.algo = ssum::algorithm::four_list;
   try {
@@ -133,6 +132,14 @@ TEST(Choose, MoreThan120ItemsAreRefusedWithTheExistingMessage) {
     ADD_FAILURE() << "121 items were planned";
   } catch (const std::invalid_argument& e) {
     EXPECT_EQ(std::string(e.what()), "the four-list algorithm takes at most 120 items");
+  }
+  ssum::problem wide{{}, int128(1) << 61};  // distinct odd weights: the gcd is 1
+  for (int i = 0; i < 121; ++i) wide.weights.push_back((int128(1) << 60) + 2 * i + 1);
+  try {
+    choose(wide, {}, ssum::backend::cpu, 1, 0);
+    ADD_FAILURE() << "a table beyond 2^40 sums was planned";
+  } catch (const ssum::insufficient_memory& e) {
+    EXPECT_TRUE(std::string(e.what()).ends_with("no algorithm here can answer it")) << e.what();
   }
 }
 

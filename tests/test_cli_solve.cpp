@@ -186,14 +186,16 @@ TEST(CliSolve, MemoryMessagesNameSensibleSizes) {
   EXPECT_EQ(r.err.find("-9223372036854775808"), std::string::npos) << r.err;
 }
 
-// Under automatic no algorithm the user did not name is blamed; bad input, as before (2).
-TEST(CliSolve, TooManyItemsUnderAutomaticNamesNoAlgorithm) {
+// Under automatic many items go to the dynamic program (a million ones have no non-empty
+// zero-sum subset: 1); a named four-list is refused, bad usage (2).
+TEST(CliSolve, TooManyItemsUnderAutomaticGoToTheDynamicProgram) {
   std::string ones;
   ones.reserve(2000000);
   for (int i = 0; i < 1000000; ++i) ones += "1 ";
   auto r = run("solve -", ones + "\n");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err, "ssum: no algorithm here takes more than 120 items with weights like these (n = 1000000)\n");
+  EXPECT_EQ(r.code, 1) << r.err;
+  EXPECT_NE(r.out.find("infeasible: no subset of the 1000000 items sums to 0"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("dp on cpu"), std::string::npos) << r.out;
   r = run("solve --algorithm four-list -", ones + "\n");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("four-list"), std::string::npos) << "named, it may be named: " << r.err;
@@ -219,3 +221,33 @@ TEST(CliSolve, ProgressPercentagesNeverDecrease) {
 }
 
 }  // namespace
+
+// Beyond 120 items the dynamic program answers, and --json says what it reduced.
+TEST(CliSolve, DynamicProgramAnswersLargeInstances) {
+  auto r = run_shell("\"$SSUM\" gen pthree -n 1000 | \"$SSUM\" solve --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["algorithm"], "dp");
+  EXPECT_EQ(j["plan"]["algorithm"], "dp");
+  ASSERT_TRUE(j["reductions"].is_array());
+  EXPECT_EQ(j["n"], 1000);
+  r = run_shell("\"$SSUM\" gen evenodd -n 1000 | \"$SSUM\" solve --json");
+  ASSERT_EQ(r.code, 1) << r.err;  // even weights, an odd target
+  const auto e = nlohmann::json::parse(r.out);
+  ASSERT_FALSE(e["reductions"].empty());
+  EXPECT_EQ(e["reductions"][0], "divided by the gcd 2");
+
+  std::string ones;
+  ones.reserve(2000000);
+  for (int i = 0; i < 1000000; ++i) ones += "1 ";
+  r = run("solve --target 5 -", ones + "\n");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("feasible: 5 of 1000000 items sum to 5"), std::string::npos) << r.out;
+
+  r = run("solve --algorithm dp --count --target 3 -", "1 2 3\n");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "ssum: counting with the dynamic program is not available yet\n");
+  r = run("solve --algorithm dp --json --target 3 -", "1 2 3\n");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["algorithm"], "dp");
+}

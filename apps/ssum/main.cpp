@@ -203,6 +203,7 @@ int run_solve(const solve_args& args) {
   ssum::solve_options options;
   options.algo = args.algorithm == "two-list"    ? ssum::algorithm::two_list
                  : args.algorithm == "four-list" ? ssum::algorithm::four_list
+                 : args.algorithm == "dp"        ? ssum::algorithm::dynamic_programming
                                                  : ssum::algorithm::automatic;
   options.cancel = &g_interrupt;
   options.count = args.count;
@@ -236,6 +237,7 @@ int run_solve(const solve_args& args) {
     out["backend"] = s.backend;
     out["threads"] = s.threads;
     out["plan"] = {{"algorithm", s.plan.algorithm}, {"backend", s.plan.backend}, {"reason", s.plan.reason}};
+    out["reductions"] = s.reductions;
     if (s.count) out["count"] = ssum::to_string(static_cast<ssum::int128>(*s.count));  // text: may pass 2^53
     out["seconds"] = {{"generate", s.seconds.generate}, {"prune", s.seconds.prune}, {"count", s.seconds.count},
                       {"search", s.seconds.search},     {"recover", s.seconds.recover}, {"total", s.seconds.total},
@@ -320,8 +322,9 @@ int main(int argc, char** argv) {
   solve->add_option("--target", sa.target, "Target sum (overrides the file's); without any target: zero-sum");
   solve->add_option("--backend", sa.backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   solve->add_option("--algorithm", sa.algorithm,
-                    "auto, two-list or four-list (O(2^(n/4)) memory; on cpu, and on cuda for totals below 2^64)")
-      ->check(CLI::IsMember({"auto", "two-list", "four-list"}));
+                    "auto, two-list, four-list (O(2^(n/4)) memory; on cpu, and on cuda for totals below 2^64) "
+                    "or dp (dynamic programming over the sums up to the reduced target; cpu only)")
+      ->check(CLI::IsMember({"auto", "two-list", "four-list", "dp"}));
   solve->add_option("--threads", sa.threads, "Host threads (default: all, or OMP_NUM_THREADS)")
       ->check(CLI::Range(1u, max_threads));
   solve->add_flag("--json", sa.json, "Print one JSON object on stdout");

@@ -17,7 +17,11 @@ enum class backend { automatic, cpu, cuda };
 /// two_list: O(2^(n/2)) memory, the fastest while the lists fit; four_list (Schroeppel-Shamir,
 /// modular): O(2^(n/4)) memory, the same O(2^(n/2)) time in cache-sized pieces. automatic:
 /// two-list when its plan fits the memory available (or options.memory_limit), else four-list.
-enum class algorithm { automatic, two_list, four_list };
+/// dynamic_programming ("dp", host only): reachable sums 0..T as a bitset after the reductions
+/// (zero weights, gcd, signs, complement, heavy items; solution::reductions), T/8 + 4(T+1)
+/// bytes and about n T / 64 word operations; automatic takes it beyond 120 items, and below
+/// when it is cheaper than a two-list that would take more than a millisecond. No --count yet.
+enum class algorithm { automatic, two_list, four_list, dynamic_programming };
 
 /// What a long solve reports as it goes: the stage, its completed fraction, and the completed
 /// fraction of the whole solve's work, which never decreases and ends at 1. The work is
@@ -26,7 +30,7 @@ enum class algorithm { automatic, two_list, four_list };
 /// early jumps ahead), the host's count two fifths; on the four-list, the residue classes (or
 /// batches) done.
 struct progress {
-  std::string stage;  // "generate A", "generate B", "prune", "count", "search", "recover"
+  std::string stage;  // "generate A", "generate B", "prune", "count", "search", "recover", "dp"
   double fraction = 0;
   double overall = 0;
 };
@@ -51,7 +55,7 @@ struct stage_seconds {
 
 /// What ssum::solve decided before running, and why: the plan it ran.
 struct solve_plan {
-  std::string algorithm;  // "two-list" or "four-list"
+  std::string algorithm;  // "two-list", "four-list" or "dp"
   std::string backend;    // "cpu" or "cuda"
   std::string reason;     // a sentence for people, e.g. "the host would take about 0.02 s on 2
                           // threads, less than a CUDA start-up (0.4 s); two lists of 2^24 sums
@@ -71,6 +75,10 @@ struct solution {
   std::optional<uint128> count;
   /// The plan solve() chose and ran (what --json reports as "plan").
   solve_plan plan;
+  /// The reductions the dynamic program ran on, in order (--json "reductions"), e.g.
+  /// "divided by the gcd 3"; empty for the meet-in-the-middle algorithms, which take the
+  /// instance as given.
+  std::vector<std::string> reductions;
 };
 
 /// Bytes the two-list algorithm plans for `p` (lists, merge buffer); may exceed 2^64, hence double.
@@ -83,7 +91,9 @@ double two_list_planned_bytes(const problem& p);
 /// Solves exactly on the host: sums in 64 bits while the total |weight| fits, in 128 bits
 /// beyond. Throws ssum::insufficient_memory before allocating when the plan does not fit,
 /// ssum::interrupted on cancellation. A std::bad_alloc inside becomes insufficient_memory with
-/// the plan's bytes. automatic (algorithm) throws std::invalid_argument beyond 120 items.
+/// the plan's bytes. automatic (algorithm) beyond 120 items takes the dynamic program, and
+/// throws ssum::insufficient_memory (saying what each algorithm would need) when its table
+/// does not fit either. The dynamic program with options.count throws std::invalid_argument.
 solution solve(const cpu& policy, const problem& p, const solve_options& options = {});
 
 /// Solves exactly on a CUDA device (policy.device, ordered on policy.stream), the certificate

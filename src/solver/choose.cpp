@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <utility>
 #include <cstdio>
+#include <optional>
+#include <utility>
 #include <stdexcept>
 #include <string>
 
 #include "solver/cuda_room.hpp"
+#include "solver/dp/bitset_dp.hpp"
 #include "solver/four_list/four_list_cpu.hpp"
 #include "solver/four_list/four_list_cuda.hpp"
 #include "solver/two_list/two_list_cpu.hpp"
@@ -35,7 +37,9 @@ device_probe cuda_probe() {
 
 namespace {
 
-const char* name_of(algorithm a) { return a == algorithm::four_list ? "four-list" : "two-list"; }
+const char* name_of(algorithm a) {
+  return a == algorithm::four_list ? "four-list" : a == algorithm::dynamic_programming ? "dp" : "two-list";
+}
 
 std::string seconds_text(double s) {
   char text[32];
@@ -114,6 +118,83 @@ void choose_cuda_algorithm(const problem& p, const solve_options& options, const
   }
   c.algo = algorithm::four_list;
   c.reason += "; the four-list works in batches sized to the room";
+}
+
+std::string count_text(double v) {
+  char text[32];
+  if (v < 1e5) std::snprintf(text, sizeof text, "%.0f", v);
+  else std::snprintf(text, sizeof text, "%.2g", v);
+  return text;
+}
+
+std::string joined(const std::vector<std::string>& parts) {
+  std::string text;
+  for (const std::string& part : parts) text += (text.empty() ? "" : ", ") + part;
+  return text;
+}
+
+// "2^100" for about 2^(n/2) sums of one two-list list.
+std::string two_list_sums_text(std::size_t n) { return "2^" + std::to_string((n + 1) / 2); }
+
+// The dynamic program's plan when it is named, when beyond most_items no other algorithm
+// can run, or when it is cheaper than a host two-list that would take more than a
+// millisecond (below that either answers at once, and the two-list keeps small instances).
+// Empty: the meet-in-the-middle algorithms decide as before.
+std::optional<choice> dp_choice(const problem& p, const solve_options& options, unsigned threads) {
+  const std::size_t n = p.weights.size();
+  const bool named = options.algo == algorithm::dynamic_programming;
+  if (!named && options.count && n > most_items) {
+    throw std::invalid_argument("counting with the dynamic program is not available yet, and the meet-in-the-middle "
+                                "algorithms take at most " + std::to_string(most_items) + " items (n = " +
+                                std::to_string(n) + ")");
+  }
+  if (!named && (options.algo != algorithm::automatic || options.count)) return std::nullopt;
+  const flipped_totals totals = totals_of(p);  // throws when the total reaches 2^127
+  choice c;
+  c.algo = algorithm::dynamic_programming;
+  c.where = backend::cpu;
+  c.threads = resolved_threads(cpu{threads});
+  c.totals = totals;
+  if (totals.out_of_range()) {
+    if (!named && n <= most_items) return std::nullopt;
+    return c;  // choose() words the reason
+  }
+  c.reduced = reduce(p, totals);
+  const reduction& r = c.reduced;
+  const std::string after = r.applied.empty() ? "" : " after " + joined(r.applied);
+  if (r.outcome != reduction::verdict::open) {
+    if (!named && n <= most_items) return std::nullopt;
+    c.reason = "the reductions answer it without a table: " + joined(r.applied);
+    return c;
+  }
+  const double bytes = r.bound <= uint128(dp_most_sums) ? dp_planned_bytes(r) : std::ldexp(1.0, 127);
+  const double room = host_plan_room(options.memory_limit);
+  const bool fits = bytes <= room;
+  const std::string table = "a dynamic-programming table of " + count_text(double(r.bound) + 1) + " sums (" +
+                            format_bytes(bytes) + ")" + after;
+  if (named) {
+    check_plan_fits("the dynamic program", n, bytes, room);
+    c.reason = "the dynamic program was asked for; " + table;
+    return c;
+  }
+  if (n > most_items) {
+    if (!fits) {
+      throw insufficient_memory("n = " + std::to_string(n) + " with a reduced target of " +
+                                    count_text(double(r.bound)) + ": " + table + " needs more than the " +
+                                    format_bytes(room) + " available, meet-in-the-middle " +
+                                    two_list_sums_text(n) + " sums of " + std::to_string(most_items) +
+                                    " items at most; no algorithm here can answer it",
+                                bytes, room);
+    }
+    c.reason = table + " fits the " + format_bytes(room) + " available; the meet-in-the-middle algorithms take at most " +
+               std::to_string(most_items) + " items (the two-list would need " + two_list_sums_text(n) + " sums)";
+    return c;
+  }
+  const double two_list = host_two_list_seconds(n, c.threads);
+  const double dp = dp_seconds(r, c.threads);
+  if (!fits || two_list <= 1e-3 || dp >= two_list) return std::nullopt;
+  c.reason = table + " takes about " + seconds_text(dp) + ", the two-list about " + seconds_text(two_list);
+  return c;
 }
 
 void refuse_beyond_most_items(const problem& p, algorithm algo) {
@@ -197,11 +278,22 @@ solve_plan choice::plan() const { return {name_of(algo), where == backend::cuda 
 choice choose(const problem& p, const solve_options& options, backend which, unsigned threads, int device,
               const device_probe& probe) {
   if (options.algo != algorithm::automatic && options.algo != algorithm::two_list &&
-      options.algo != algorithm::four_list) {
+      options.algo != algorithm::four_list && options.algo != algorithm::dynamic_programming) {
     throw std::invalid_argument("unknown algorithm");
   }
+  if (options.algo == algorithm::dynamic_programming) {
+    if (options.count) throw std::invalid_argument("counting with the dynamic program is not available yet");
+    if (which == backend::cuda) throw backend_unavailable("the dynamic program runs on the host only");
+  }
+  std::optional<choice> dp;
+  if (which != backend::cuda && which != backend::automatic && which != backend::cpu) {
+    throw std::invalid_argument("unknown backend");
+  }
+  if (which != backend::cuda) dp = dp_choice(p, options, threads);
   choice c;
-  switch (which) {
+  if (dp) {
+    c = std::move(*dp);
+  } else switch (which) {
     case backend::cpu:
       c = host_choice(p, options, threads, "the cpu backend was asked for");
       break;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "solver/frame.hpp"
+#include "solver/reductions.hpp"
 #include "ssum/problem.hpp"
 #include "ssum/solve.hpp"
 
@@ -21,13 +22,14 @@ struct device_probe {
 
 /// The plan: what runs where, and why.
 struct choice {
-  algorithm algo = algorithm::two_list;  // two_list or four_list, never automatic
+  algorithm algo = algorithm::two_list;  // two_list, four_list or dynamic_programming, never automatic
   backend where = backend::cpu;          // cpu or cuda, never automatic
   unsigned threads = 0;                  // host threads: the cpu plan's (resolved); the cuda plan's
                                          // host share's as asked (0: its default, two)
   int device = 0;                        // the cuda plan's device
   flipped_totals totals;                 // totals_of(p), for the solver
   bool out_of_range = false;             // infeasible: answered without building any list
+  reduction reduced;                     // dynamic_programming: the instance it runs on
   std::string reason;                    // a sentence for people
 
   solve_plan plan() const;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "solver/choose.hpp"
+#include "solver/dp/bitset_dp.hpp"
 #include "solver/four_list/four_list_cpu.hpp"
 #include "solver/four_list/four_list_cuda.hpp"
 #include "solver/frame.hpp"
@@ -26,6 +27,21 @@ solution run_on_host(const cpu& policy, const problem& p, const detail::choice& 
     return insufficient_memory::ran_out(detail::plan_name(what, p.weights.size()), planned,
                                         host_plan_room(options.memory_limit));
   };
+  if (c.algo == algorithm::dynamic_programming) {
+    const auto start = detail::clock_type::now();
+    if (c.out_of_range) return detail::out_of_range_answer("dp", "cpu", c.threads, options, start);
+    if (c.reduced.outcome != detail::reduction::verdict::open) {
+      solution decided = detail::out_of_range_answer("dp", "cpu", c.threads, options, start);
+      decided.feasible = c.reduced.outcome == detail::reduction::verdict::answered;
+      decided.subset = c.reduced.answer;
+      return decided;
+    }
+    try {
+      return detail::solve_dp(policy, p, c.reduced, options);
+    } catch (const std::bad_alloc&) {
+      throw out_of_memory("the dynamic program", detail::dp_planned_bytes(c.reduced));
+    }
+  }
   if (c.algo == algorithm::two_list) {
     try {
       return detail::solve_two_list(policy, p, c.totals, options);
@@ -52,6 +68,7 @@ solution checked(const problem& p, solution result, const detail::choice& c) {
                            "solver's subset does not verify; no answer is given");
   }
   result.plan = c.plan();
+  result.reductions = c.reduced.applied;
   return result;
 }
 

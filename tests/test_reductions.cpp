@@ -1,0 +1,164 @@
+// The reductions ahead of the dynamic program (src/solver/reductions.hpp): each one alone and
+// all combined, every reduced subset mapped back and verified on the original instance, and
+// every verdict compared with brute force.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "small_instances.hpp"
+#include "solver/frame.hpp"
+#include "solver/reductions.hpp"
+
+using namespace ssum_test;
+using ssum::int128;
+using ssum::uint128;
+using ssum::detail::reduction;
+
+namespace {
+
+bool lists(const reduction& r, const std::string& start) {
+  return std::any_of(r.applied.begin(), r.applied.end(), [&](const std::string& a) { return a.rfind(start, 0) == 0; });
+}
+
+// A subset of the reduced instance (positions in r.weights) that answers it, by brute force:
+// with a target, one summing to r.bound; zero-sum, a non-empty one whose positive and
+// negative parts balance. Empty optional: none.
+std::optional<std::vector<std::size_t>> reduced_answer(const reduction& r) {
+  const std::size_t m = r.weights.size();
+  for (std::uint64_t mask = 0; mask < (std::uint64_t{1} << m); ++mask) {
+    int128 sum = 0;
+    std::vector<std::size_t> chosen;
+    for (std::size_t k = 0; k < m; ++k) {
+      if (!(mask >> k & 1)) continue;
+      chosen.push_back(k);
+      const int128 w = int128(r.weights[k]);
+      sum += r.zero_sum && r.negative[k] ? -w : w;
+    }
+    if (r.zero_sum ? (mask != 0 && sum == 0) : sum == int128(r.bound)) return chosen;
+  }
+  return std::nullopt;
+}
+
+// The reduction of p agrees with brute force, and its answer maps back to a certificate.
+void expect_reduction_sound(const ssum::problem& p) {
+  SCOPED_TRACE(describe(p));
+  const auto totals = ssum::detail::totals_of(p);
+  const bool feasible = brute_force_count(p) > 0;
+  if (totals.out_of_range()) {
+    EXPECT_FALSE(feasible);
+    return;
+  }
+  const reduction r = ssum::detail::reduce(p, totals);
+  ASSERT_EQ(r.weights.size(), r.index.size());
+  for (const uint128 w : r.weights) {
+    EXPECT_GE(w, uint128(1));
+    EXPECT_LE(w, r.bound);
+  }
+  switch (r.outcome) {
+    case reduction::verdict::infeasible:
+      EXPECT_FALSE(feasible);
+      return;
+    case reduction::verdict::answered:
+      EXPECT_TRUE(feasible);
+      EXPECT_TRUE(ssum::is_certificate(p, r.answer));
+      return;
+    case reduction::verdict::open:
+      break;
+  }
+  const auto chosen = reduced_answer(r);
+  EXPECT_EQ(chosen.has_value(), feasible);
+  if (chosen) {
+    const auto subset = ssum::detail::map_back(p, r, *chosen);
+    EXPECT_TRUE(ssum::is_certificate(p, subset));
+  }
+}
+
+}  // namespace
+
+TEST(Reductions, ZeroWeightsAreSetAside) {
+  const auto p = make_problem({0, 4, 0, 3, 0, 2}, 4);
+  const reduction r = ssum::detail::reduce(p, ssum::detail::totals_of(p));
+  EXPECT_TRUE(lists(r, "zero weights set aside (3)"));
+  EXPECT_EQ(r.applied.size(), 1u);
+  EXPECT_EQ(r.weights.size(), 3u);
+  expect_reduction_sound(p);
+  // Zero-sum: a zero weight is the answer by itself.
+  const auto z = make_problem({5, 0, -3}, std::nullopt);
+  const reduction rz = ssum::detail::reduce(z, ssum::detail::totals_of(z));
+  EXPECT_EQ(rz.outcome, reduction::verdict::answered);
+  EXPECT_EQ(rz.answer, std::vector<std::size_t>{1});
+  // Only zeros: the empty subset reaches 0 and nothing else.
+  const auto only = make_problem({0, 0}, 0);
+  EXPECT_EQ(ssum::detail::reduce(only, ssum::detail::totals_of(only)).outcome, reduction::verdict::answered);
+}
+
+TEST(Reductions, TheGcdDividesOrProvesInfeasible) {
+  const auto p = make_problem({6, 9, 15}, 24);
+  const reduction r = ssum::detail::reduce(p, ssum::detail::totals_of(p));
+  EXPECT_TRUE(lists(r, "divided by the gcd 3"));
+  EXPECT_TRUE(r.complemented);  // 2, 3, 5 towards 8: the items left out sum to 2
+  EXPECT_EQ(r.bound, uint128(2));
+  expect_reduction_sound(p);
+  const auto q = make_problem({6, 9, 15}, 25);
+  const reduction rq = ssum::detail::reduce(q, ssum::detail::totals_of(q));
+  EXPECT_EQ(rq.outcome, reduction::verdict::infeasible);
+  EXPECT_TRUE(lists(rq, "the gcd 3 does not divide the target"));
+}
+
+TEST(Reductions, NegativeWeightsAreFlipped) {
+  const auto p = make_problem({-3, 5, 7}, 2);
+  const reduction r = ssum::detail::reduce(p, ssum::detail::totals_of(p));
+  EXPECT_TRUE(lists(r, "negative weights flipped (target raised by 3)"));
+  expect_reduction_sound(p);
+  expect_reduction_sound(make_problem({-3, -5, -7}, -8));
+  expect_reduction_sound(make_problem({-3, -5, -7}, -9));
+}
+
+TEST(Reductions, TheComplementIsTakenWhenSmaller) {
+  const auto p = make_problem({1, 2, 3, 4, 10}, 18);
+  const reduction r = ssum::detail::reduce(p, ssum::detail::totals_of(p));
+  EXPECT_TRUE(r.complemented);
+  EXPECT_EQ(r.bound, uint128(2));
+  EXPECT_TRUE(lists(r, "complement"));
+  EXPECT_TRUE(lists(r, "items heavier than the target removed (3)"));
+  expect_reduction_sound(p);
+  const auto q = make_problem({1, 2, 3, 4, 10}, 3);
+  EXPECT_FALSE(ssum::detail::reduce(q, ssum::detail::totals_of(q)).complemented);
+}
+
+TEST(Reductions, HeavyItemsAreRemoved) {
+  const auto p = make_problem({1, 2, 100, 50}, 3);
+  const reduction r = ssum::detail::reduce(p, ssum::detail::totals_of(p));
+  EXPECT_TRUE(lists(r, "items heavier than the target removed (2)"));
+  EXPECT_EQ(r.weights.size(), 2u);
+  expect_reduction_sound(p);
+  // Zero-sum: nothing above the smaller side's sum can balance.
+  const auto z = make_problem({-2, -3, 5, 40}, std::nullopt);
+  const reduction rz = ssum::detail::reduce(z, ssum::detail::totals_of(z));
+  EXPECT_EQ(rz.bound, uint128(5));
+  EXPECT_EQ(rz.weights.size(), 3u);
+  expect_reduction_sound(z);
+  const auto one_sign = make_problem({2, 3}, std::nullopt);
+  EXPECT_EQ(ssum::detail::reduce(one_sign, ssum::detail::totals_of(one_sign)).outcome, reduction::verdict::infeasible);
+}
+
+TEST(Reductions, CombinedTheyKeepEveryAnswer) {
+  std::mt19937_64 rng(2024);
+  for (int trial = 0; trial < 3000; ++trial) {
+    ssum::problem p = random_instance(rng, 12, trial % 3 == 0 ? 4 : 40, trial % 2 == 0);
+    // Common factors and zeros, so that the gcd and zero reductions are exercised too.
+    const std::int64_t factor = 1 + trial % 3;
+    for (auto& w : p.weights) w *= factor;
+    if (trial % 5 == 0 && !p.weights.empty()) p.weights[rng() % p.weights.size()] = 0;
+    if (p.target && trial % 7 == 0) *p.target *= factor;
+    expect_reduction_sound(p);
+  }
+  for (const auto& [weights, feasible] : zero_sum_shapes()) {
+    const auto p = make_problem(weights, std::nullopt);
+    EXPECT_EQ(brute_force_count(p) > 0, feasible);
+    expect_reduction_sound(p);
+  }
+}
