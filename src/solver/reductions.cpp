@@ -17,16 +17,9 @@ uint128 gcd_of(uint128 a, uint128 b) {
 
 std::string text(uint128 v) { return to_string(int128(v)); }
 
-// Zero-sum: the nonzero items, divided by g, kept when not above the smaller side's sum.
-reduction reduce_zero_sum(const problem& p, reduction r, uint128 g) {
-  uint128 positive = 0, negative = 0;
-  for (const int128 w : p.weights) (w > 0 ? positive : negative) += magnitude(w) / g;
-  r.bound = std::min(positive, negative);
-  if (r.bound == 0) {
-    r.outcome = reduction::verdict::infeasible;
-    r.applied.push_back("all nonzero weights have one sign: no non-empty subset sums to 0");
-    return r;
-  }
+// Keeps the nonzero items whose magnitude / g is at most r.bound (in r.weights, r.index and,
+// for zero-sum, r.negative); returns how many were heavier.
+std::size_t keep_light_items(const problem& p, uint128 g, reduction& r) {
   std::size_t heavy = 0;
   for (std::size_t i = 0; i < p.weights.size(); ++i) {
     const uint128 mag = magnitude(p.weights[i]) / g;
@@ -37,9 +30,22 @@ reduction reduce_zero_sum(const problem& p, reduction r, uint128 g) {
     }
     r.weights.push_back(mag);
     r.index.push_back(i);
-    r.negative.push_back(p.weights[i] < 0);
+    if (r.zero_sum) r.negative.push_back(p.weights[i] < 0);
   }
-  if (heavy) {
+  return heavy;
+}
+
+// Zero-sum: the nonzero items, divided by g, kept when not above the smaller side's sum.
+reduction reduce_zero_sum(const problem& p, reduction r, uint128 g) {
+  uint128 positive = 0, negative = 0;
+  for (const int128 w : p.weights) (w > 0 ? positive : negative) += magnitude(w) / g;
+  r.bound = std::min(positive, negative);
+  if (r.bound == 0) {
+    r.outcome = reduction::verdict::infeasible;
+    r.applied.push_back("all nonzero weights have one sign: no non-empty subset sums to 0");
+    return r;
+  }
+  if (const std::size_t heavy = keep_light_items(p, g, r)) {
     r.applied.push_back("items heavier than the smaller side's sum " + text(r.bound) + " removed (" +
                         std::to_string(heavy) + ")");
   }
@@ -94,18 +100,9 @@ reduction reduce(const problem& p, const flipped_totals& totals) {
     target = total - target;
   }
   r.bound = target;
-  std::size_t heavy = 0;
-  for (std::size_t i = 0; i < p.weights.size(); ++i) {
-    const uint128 mag = magnitude(p.weights[i]) / g;
-    if (mag == 0) continue;
-    if (mag > target) {
-      ++heavy;
-      continue;
-    }
-    r.weights.push_back(mag);
-    r.index.push_back(i);
+  if (const std::size_t heavy = keep_light_items(p, g, r)) {
+    r.applied.push_back("items heavier than the target removed (" + std::to_string(heavy) + ")");
   }
-  if (heavy) r.applied.push_back("items heavier than the target removed (" + std::to_string(heavy) + ")");
   return r;
 }
 
