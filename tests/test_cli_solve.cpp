@@ -150,7 +150,8 @@ TEST(CliSolve, PlansWithinTheProcessAddressSpaceLimit) {
 
 // An allocation that fails although the plan fitted (here a heavy class of the four-list:
 // n = 48 takes the modulus 509, so weights that are multiples of 509 put all 2^24 distinct
-// right-side sums in one class, far beyond its plan) exits 3 naming bytes, not "out of memory".
+// right-side sums in one class, far beyond its plan; one weight one more, so that the gcd does
+// not divide the 509 away, splits them into two classes) exits 3 naming bytes, not "out of memory".
 TEST(CliSolve, FailedAllocationsNameTheBytes) {
   if (under_sanitizer) GTEST_SKIP() << "ulimit -v and a sanitizer's shadow memory do not mix";
   std::vector<std::uint64_t> w;
@@ -160,6 +161,8 @@ TEST(CliSolve, FailedAllocationsNameTheBytes) {
     w.push_back(509 * (1 + (x >> 34)));  // 30-bit multipliers: the 2^24 right sums are distinct
     total += w.back();
   }
+  w.back() += 1;
+  total += 1;
   // Half the total, a multiple of 509: the right-side pairs fit under it and lie in one class.
   std::string text = "target: " + std::to_string(total / 2 / 509 * 509) + "\n";
   for (const std::uint64_t v : w) text += std::to_string(v) + " ";

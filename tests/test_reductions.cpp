@@ -1,4 +1,4 @@
-// The reductions ahead of the dynamic program (src/solver/reductions.hpp): each one alone and
+// The reductions ahead of every algorithm (src/solver/reductions.hpp): each one alone and
 // all combined, every reduced subset mapped back and verified on the original instance, and
 // every verdict compared with brute force.
 #include <gtest/gtest.h>
@@ -11,6 +11,7 @@
 #include "small_instances.hpp"
 #include "solver/frame.hpp"
 #include "solver/reductions.hpp"
+#include "ssum/solve.hpp"
 
 using namespace ssum_test;
 using ssum::int128;
@@ -160,5 +161,59 @@ TEST(Reductions, CombinedTheyKeepEveryAnswer) {
     const auto p = make_problem(weights, std::nullopt);
     EXPECT_EQ(brute_force_count(p) > 0, feasible);
     expect_reduction_sound(p);
+  }
+}
+
+// The meet-in-the-middle algorithms run on the reduced instance too: each named algorithm on
+// instances with common factors, zero weights and heavy items answers as brute force does,
+// lists the reductions, and its subset (mapped back) verifies on the original; counts (no zero
+// weights, which counting keeps) match brute force.
+TEST(Reductions, MeetInTheMiddleRunsOnTheReducedInstance) {
+  std::mt19937_64 rng(77);
+  for (int trial = 0; trial < 400; ++trial) {
+    ssum::problem p = random_instance(rng, 14, trial % 3 == 0 ? 6 : 60, trial % 2 == 0);
+    const std::int64_t factor = 2 + trial % 4;
+    for (auto& w : p.weights) w *= factor;
+    if (p.target && trial % 4 != 0) *p.target *= factor;
+    if (trial % 3 == 0 && !p.weights.empty()) p.weights[rng() % p.weights.size()] = 0;
+    if (trial % 5 == 0) p.weights.push_back(int128(1) << 40);  // heavy: beyond any target here
+    const bool zero = std::find(p.weights.begin(), p.weights.end(), int128(0)) != p.weights.end();
+    SCOPED_TRACE(describe(p));
+    const std::uint64_t count = brute_force_count(p);
+    for (const auto algo : {ssum::algorithm::two_list, ssum::algorithm::four_list}) {
+      ssum::solve_options options;
+      options.algo = algo;
+      const ssum::solution s = ssum::solve(ssum::cpu{1}, p, options);
+      EXPECT_EQ(s.feasible, count > 0);
+      if (s.feasible) EXPECT_TRUE(ssum::is_certificate(p, s.subset));
+      const auto totals = ssum::detail::totals_of(p);
+      if (!totals.out_of_range()) EXPECT_EQ(s.reductions, ssum::detail::reduce(p, totals).applied);
+      if (zero) continue;
+      options.count = true;
+      const ssum::solution c = ssum::solve(ssum::cpu{1}, p, options);
+      ASSERT_TRUE(c.count.has_value());
+      EXPECT_EQ(*c.count, uint128(count));
+    }
+  }
+}
+
+// Totals at or beyond 2^64 that a common factor brings below it: the reduced instance is what
+// the solvers see, so 64-bit sums serve it, and the answer is still exact on the original.
+TEST(Reductions, TheGcdBringsWideTotalsIntoSixtyFourBits) {
+  std::mt19937_64 rng(5);
+  for (int trial = 0; trial < 20; ++trial) {
+    ssum::problem p = random_instance(rng, 20, 1 << 20, trial % 2 == 0);
+    for (auto& w : p.weights) w *= int128(1) << 60;
+    if (p.target) *p.target *= int128(1) << 60;
+    SCOPED_TRACE(describe(p));
+    const ssum::solution s = ssum::solve(ssum::cpu{}, p, {});
+    const ssum::problem small = [&] {
+      ssum::problem q = p;
+      for (auto& w : q.weights) w >>= 60;
+      if (q.target) *q.target >>= 60;
+      return q;
+    }();
+    EXPECT_EQ(s.feasible, brute_force_count(small) > 0);
+    if (s.feasible) EXPECT_TRUE(ssum::is_certificate(p, s.subset));
   }
 }

@@ -120,6 +120,10 @@ void choose_cuda_algorithm(const problem& p, const solve_options& options, const
   c.reason += "; the four-list works in batches sized to the room";
 }
 
+bool has_zero_weight(const problem& p) {
+  return std::find(p.weights.begin(), p.weights.end(), int128(0)) != p.weights.end();
+}
+
 std::string count_text(double v) {
   char text[32];
   if (v < 1e5) std::snprintf(text, sizeof text, "%.0f", v);
@@ -139,17 +143,19 @@ std::string two_list_sums_text(std::size_t n) { return "2^" + std::to_string((n 
 // The dynamic program's plan when it is named, when beyond most_items no other algorithm
 // can run, or when it is cheaper than a host two-list that would take more than a
 // millisecond (below that either answers at once, and the two-list keeps small instances).
-// Empty: the meet-in-the-middle algorithms decide as before.
-std::optional<choice> dp_choice(const problem& p, const solve_options& options, unsigned threads) {
-  const std::size_t n = p.weights.size();
+// Empty: the meet-in-the-middle algorithms decide as before. `r`: the reductions of `p`
+// (outcome open unless they settled it); `q`: what is left for meet-in-the-middle.
+std::optional<choice> dp_choice(const problem& p, const problem& q, const reduction& r, const solve_options& options,
+                                unsigned threads) {
+  const std::size_t n = p.weights.size(), left = q.weights.size();
   const bool named = options.algo == algorithm::dynamic_programming;
-  if (!named && options.count && n > most_items) {
+  if (!named && options.count && left > most_items) {
     throw std::invalid_argument("counting with the dynamic program is not available yet, and the meet-in-the-middle "
                                 "algorithms take at most " + std::to_string(most_items) + " items (n = " +
-                                std::to_string(n) + ")");
+                                std::to_string(left) + ")");
   }
   if (!named && (options.algo != algorithm::automatic || options.count)) return std::nullopt;
-  const flipped_totals totals = totals_of(p);  // throws when the total reaches 2^127
+  const flipped_totals totals = totals_of(p);
   choice c;
   c.algo = algorithm::dynamic_programming;
   c.where = backend::cpu;
@@ -159,8 +165,7 @@ std::optional<choice> dp_choice(const problem& p, const solve_options& options, 
     if (!named && n <= most_items) return std::nullopt;
     return c;  // choose() words the reason
   }
-  c.reduced = reduce(p, totals);
-  const reduction& r = c.reduced;
+  c.reduced = r;
   const std::string after = r.applied.empty() ? "" : " after " + joined(r.applied);
   if (r.outcome != reduction::verdict::open) {
     if (!named && n <= most_items) return std::nullopt;
@@ -177,20 +182,20 @@ std::optional<choice> dp_choice(const problem& p, const solve_options& options, 
     c.reason = "the dynamic program was asked for; " + table;
     return c;
   }
-  if (n > most_items) {
+  if (left > most_items) {
     if (!fits) {
-      throw insufficient_memory("n = " + std::to_string(n) + " with a reduced target of " +
+      throw insufficient_memory("n = " + std::to_string(left) + " with a reduced target of " +
                                     count_text(double(r.bound)) + ": " + table + " needs more than the " +
                                     format_bytes(room) + " available, meet-in-the-middle " +
-                                    two_list_sums_text(n) + " sums of " + std::to_string(most_items) +
+                                    two_list_sums_text(left) + " sums of " + std::to_string(most_items) +
                                     " items at most; no algorithm here can answer it",
                                 bytes, room);
     }
     c.reason = table + " fits the " + format_bytes(room) + " available; the meet-in-the-middle algorithms take at most " +
-               std::to_string(most_items) + " items (the two-list would need " + two_list_sums_text(n) + " sums)";
+               std::to_string(most_items) + " items (the two-list would need " + two_list_sums_text(left) + " sums)";
     return c;
   }
-  const double two_list = host_two_list_seconds(n, c.threads);
+  const double two_list = host_two_list_seconds(left, c.threads);
   const double dp = dp_seconds(r, c.threads);
   if (!fits || two_list <= 1e-3 || dp >= two_list) return std::nullopt;
   c.reason = table + " takes about " + seconds_text(dp) + ", the two-list about " + seconds_text(two_list);
@@ -285,17 +290,25 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
     if (options.count) throw std::invalid_argument("counting with the dynamic program is not available yet");
     if (which == backend::cuda) throw backend_unavailable("the dynamic program runs on the host only");
   }
-  std::optional<choice> dp;
   if (which != backend::cuda && which != backend::automatic && which != backend::cpu) {
     throw std::invalid_argument("unknown backend");
   }
-  if (which != backend::cuda) dp = dp_choice(p, options, threads);
+  // The reductions, once, for every algorithm: the meet-in-the-middle ones run on what is
+  // left (q), the dynamic program on r. Counting keeps zero weights (each doubles the count).
+  const flipped_totals totals = totals_of(p);  // throws when the total reaches 2^127
+  const bool reducible = !totals.out_of_range() && !(options.count && has_zero_weight(p));
+  reduction r;
+  if (reducible) r = reduce(p, totals);
+  const bool open = reducible && r.outcome == reduction::verdict::open;
+  const problem q = open ? reduced_problem(r) : p;
+  std::optional<choice> dp;
+  if (which != backend::cuda) dp = dp_choice(p, q, r, options, threads);
   choice c;
   if (dp) {
     c = std::move(*dp);
   } else switch (which) {
     case backend::cpu:
-      c = host_choice(p, options, threads, "the cpu backend was asked for");
+      c = host_choice(q, options, threads, "the cpu backend was asked for");
       break;
     case backend::cuda: {
       if (!cuda_compiled()) throw backend_unavailable("this build of ssum has no CUDA backend");
@@ -303,21 +316,26 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
       c.where = backend::cuda;
       c.device = device;
       c.threads = threads;
-      c.totals = totals_of(p);
+      c.totals = totals_of(q);
       c.reason = "the cuda backend was asked for";
-      choose_cuda_algorithm(p, options, probe, c);
+      choose_cuda_algorithm(q, options, probe, c);
       break;
     }
     case backend::automatic:
-      c = automatic_choice(p, options, threads, probe);
+      c = automatic_choice(q, options, threads, probe);
       break;
     default:
       throw std::invalid_argument("unknown backend");
   }
-  c.out_of_range = c.totals.out_of_range();
+  if (reducible) c.reduced = r;
+  c.reduced_instance = open && c.algo != algorithm::dynamic_programming;
+  if (c.reduced_instance) c.instance = q;
+  c.out_of_range = totals.out_of_range();
   if (c.out_of_range) {
-    c.reason = "the target " + to_string(c.totals.target) + " lies outside " + range_text(c.totals) +
+    c.reason = "the target " + to_string(totals.target) + " lies outside " + range_text(totals) +
                ", the sums a subset can reach: infeasible without building any list";
+  } else if (reducible && !open && c.algo != algorithm::dynamic_programming) {
+    c.reason = "the reductions answer it without any list: " + joined(r.applied);
   }
   return c;
 }

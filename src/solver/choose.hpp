@@ -29,7 +29,9 @@ struct choice {
   int device = 0;                        // the cuda plan's device
   flipped_totals totals;                 // totals_of(p), for the solver
   bool out_of_range = false;             // infeasible: answered without building any list
-  reduction reduced;                     // dynamic_programming: the instance it runs on
+  reduction reduced;                     // the reductions (outcome open: the dp runs on them)
+  bool reduced_instance = false;         // the meet-in-the-middle plan runs on `instance`, the
+  problem instance;                      // reduced problem (reduced_problem()), mapped back after
   std::string reason;                    // a sentence for people
 
   solve_plan plan() const;

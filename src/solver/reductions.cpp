@@ -1,4 +1,4 @@
-// The reductions ahead of the dynamic program (reductions.hpp).
+// The reductions ahead of every algorithm (reductions.hpp).
 #include "solver/reductions.hpp"
 
 #include <algorithm>
@@ -104,6 +104,17 @@ reduction reduce(const problem& p, const flipped_totals& totals) {
     r.applied.push_back("items heavier than the target removed (" + std::to_string(heavy) + ")");
   }
   return r;
+}
+
+problem reduced_problem(const reduction& r) {
+  problem q;
+  q.weights.reserve(r.weights.size());
+  for (std::size_t k = 0; k < r.weights.size(); ++k) {
+    const int128 w = int128(r.weights[k]);
+    q.weights.push_back(r.zero_sum && r.negative[k] ? -w : w);
+  }
+  if (!r.zero_sum) q.target = int128(r.bound);
+  return q;
 }
 
 std::vector<std::size_t> map_back(const problem& p, const reduction& r, const std::vector<std::size_t>& chosen) {

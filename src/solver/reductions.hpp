@@ -1,5 +1,6 @@
 #pragma once
-// Internal: the reductions every dynamic-programming solve starts from. Each one keeps the
+// Internal: the reductions every solve starts from (the dynamic program and the
+// meet-in-the-middle algorithms alike). Each one keeps the
 // answer (feasible or not) and lets a subset of the reduced instance be mapped back to the
 // original indices; reduce() lists the ones that changed something.
 //
@@ -40,6 +41,11 @@ struct reduction {
 
 /// The reductions above for `p`, whose target is in range (!totals.out_of_range()).
 reduction reduce(const problem& p, const flipped_totals& totals);
+
+/// The reduced instance as a problem for the meet-in-the-middle algorithms (r.outcome == open):
+/// the magnitudes r.weights with the target r.bound, or zero-sum with the negative items
+/// signed; its subsets' indices are positions in r.weights, for map_back().
+problem reduced_problem(const reduction& r);
 
 /// The original subset (ascending) for a subset of the reduced instance, given as positions
 /// in r.weights: with a target, the reduced subset reaches r.bound; zero-sum, its positive

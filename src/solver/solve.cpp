@@ -3,6 +3,7 @@
 #include "ssum/solve.hpp"
 
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -19,46 +20,66 @@
 namespace ssum {
 namespace {
 
+// The answer the reductions settled (infeasible, or a subset of original indices), or the
+// target out of range: no list or table built.
+std::optional<solution> settled(const detail::choice& c, const solve_options& options) {
+  const auto start = detail::clock_type::now();
+  const std::string algorithm = c.plan().algorithm;
+  const char* where = c.where == backend::cuda ? "cuda" : "cpu";
+  if (c.out_of_range) return detail::out_of_range_answer(algorithm.c_str(), where, c.threads, options, start);
+  if (c.reduced.outcome == detail::reduction::verdict::open) return std::nullopt;
+  solution decided = detail::out_of_range_answer(algorithm.c_str(), where, c.threads, options, start);
+  decided.feasible = c.reduced.outcome == detail::reduction::verdict::answered;
+  decided.subset = c.reduced.answer;
+  if (options.count) decided.count = decided.feasible ? 1 : 0;  // no zero weights: see choose()
+  return decided;
+}
+
+// A meet-in-the-middle answer on the reduced instance, in the original indices.
+solution mapped_back(const problem& p, const detail::choice& c, solution result) {
+  if (c.reduced_instance && result.feasible) result.subset = detail::map_back(p, c.reduced, result.subset);
+  return result;
+}
+
 // The plan's host solver. An allocation that fails although the plan fitted (memory taken
 // meanwhile, a limit that counts more than the plan): the same error as a plan that does not
 // fit, with its numbers.
-solution run_on_host(const cpu& policy, const problem& p, const detail::choice& c, const solve_options& options) {
+solution run_on_host(const cpu& policy, const problem& original, const detail::choice& c,
+                     const solve_options& options) {
+  if (std::optional<solution> answer = settled(c, options)) return *answer;
+  const problem& p = c.reduced_instance ? c.instance : original;
   const auto out_of_memory = [&](const char* what, double planned) {
     return insufficient_memory::ran_out(detail::plan_name(what, p.weights.size()), planned,
                                         host_plan_room(options.memory_limit));
   };
   if (c.algo == algorithm::dynamic_programming) {
-    const auto start = detail::clock_type::now();
-    if (c.out_of_range) return detail::out_of_range_answer("dp", "cpu", c.threads, options, start);
-    if (c.reduced.outcome != detail::reduction::verdict::open) {
-      solution decided = detail::out_of_range_answer("dp", "cpu", c.threads, options, start);
-      decided.feasible = c.reduced.outcome == detail::reduction::verdict::answered;
-      decided.subset = c.reduced.answer;
-      return decided;
-    }
     try {
-      return detail::solve_dp(policy, p, c.reduced, options);
+      return detail::solve_dp(policy, original, c.reduced, options);
     } catch (const std::bad_alloc&) {
       throw out_of_memory("the dynamic program", detail::dp_planned_bytes(c.reduced));
     }
   }
   if (c.algo == algorithm::two_list) {
     try {
-      return detail::solve_two_list(policy, p, c.totals, options);
+      return mapped_back(original, c, detail::solve_two_list(policy, p, c.totals, options));
     } catch (const std::bad_alloc&) {
       throw out_of_memory("the two-list algorithm", detail::two_list_host_bytes(p, c.totals));
     }
   }
   try {
-    return detail::solve_four_list(policy, p, c.totals, options);
+    return mapped_back(original, c, detail::solve_four_list(policy, p, c.totals, options));
   } catch (const std::bad_alloc&) {
     throw out_of_memory("the four-list algorithm", detail::four_list_planned_bytes(p, resolved_threads(policy)));
   }
 }
 
-solution run_on_device(const cuda& policy, const problem& p, const detail::choice& c, const solve_options& options) {
-  return c.algo == algorithm::four_list ? detail::solve_four_list_cuda(policy, p, c.totals, options)
-                                        : detail::solve_two_list_cuda(policy, p, c.totals, options, c.threads);
+solution run_on_device(const cuda& policy, const problem& original, const detail::choice& c,
+                       const solve_options& options) {
+  if (std::optional<solution> answer = settled(c, options)) return *answer;
+  const problem& p = c.reduced_instance ? c.instance : original;
+  return mapped_back(original, c,
+                     c.algo == algorithm::four_list ? detail::solve_four_list_cuda(policy, p, c.totals, options)
+                                                    : detail::solve_two_list_cuda(policy, p, c.totals, options, c.threads));
 }
 
 // Every answer leaves through here: its certificate re-verified, the plan attached.
