@@ -75,9 +75,8 @@ struct solution {
   std::optional<uint128> count;
   /// The plan solve() chose and ran (what --json reports as "plan").
   solve_plan plan;
-  /// The reductions the dynamic program ran on, in order (--json "reductions"), e.g.
-  /// "divided by the gcd 3"; empty for the meet-in-the-middle algorithms, which take the
-  /// instance as given.
+  /// The reductions every algorithm ran on, in order (--json "reductions"), e.g. "divided by
+  /// the gcd 3"; the subset is mapped back to the original indices. Counting keeps zero weights.
   std::vector<std::string> reductions;
 };
 
