@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -216,4 +217,67 @@ TEST(Reductions, TheGcdBringsWideTotalsIntoSixtyFourBits) {
     EXPECT_EQ(s.feasible, brute_force_count(small) > 0);
     if (s.feasible) EXPECT_TRUE(ssum::is_certificate(p, s.subset));
   }
+}
+
+namespace {
+
+// The sums in [0, r.bound] that subsets of r's items reach (zero-sum: each side's own), with
+// the positions of one subset per sum, by brute force over the items.
+std::map<std::pair<bool, uint128>, std::vector<std::size_t>> reachable(const reduction& r) {
+  std::map<std::pair<bool, uint128>, std::vector<std::size_t>> sums;
+  const std::size_t m = r.weights.size();
+  for (const bool negative : {false, true}) {
+    for (std::uint64_t mask = 0; mask < (std::uint64_t{1} << m); ++mask) {
+      uint128 sum = 0;
+      std::vector<std::size_t> chosen;
+      bool other_side = false;
+      for (std::size_t k = 0; k < m; ++k) {
+        if (!(mask >> k & 1)) continue;
+        other_side |= (r.zero_sum && r.negative[k]) != negative;
+        chosen.push_back(k);
+        sum += r.weights[k];
+      }
+      if (!other_side && sum <= r.bound) sums.emplace(std::make_pair(negative, sum), chosen);
+    }
+    if (!r.zero_sum) break;
+  }
+  return sums;
+}
+
+}  // namespace
+
+// Grouping equal weights keeps every reachable sum (within the bound, on each side), needs
+// fewer items where weights repeat, and its subsets map back to certificates.
+TEST(Reductions, GroupedEqualWeightsReachTheSameSums) {
+  std::mt19937_64 rng(31);
+  for (int trial = 0; trial < 600; ++trial) {
+    ssum::problem p = random_instance(rng, 16, 1 + trial % 4, trial % 2 == 0);  // many repeats
+    const auto totals = ssum::detail::totals_of(p);
+    if (totals.out_of_range()) continue;
+    const reduction r = ssum::detail::reduce(p, totals);
+    if (r.outcome != reduction::verdict::open) continue;
+    SCOPED_TRACE(describe(p));
+    const reduction g = ssum::detail::group_equal_weights(r);
+    ASSERT_EQ(g.copies.size(), g.weights.size());
+    std::size_t stood_for = 0;
+    for (const std::size_t c : g.copies) stood_for += c;
+    EXPECT_EQ(stood_for, g.index.size());
+    EXPECT_LE(g.weights.size(), r.weights.size());
+    for (std::size_t k = 1; k < g.weights.size(); ++k) {
+      if (!g.zero_sum || g.negative[k] == g.negative[k - 1]) EXPECT_GE(g.weights[k - 1], g.weights[k]);
+    }
+    const auto before = reachable(r), after = reachable(g);
+    ASSERT_EQ(before.size(), after.size());
+    for (const auto& [key, chosen] : after) EXPECT_TRUE(before.count(key));
+    if (!g.zero_sum) {
+      const auto hit = after.find({false, g.bound});
+      EXPECT_EQ(hit != after.end(), brute_force_count(p) > 0);
+      if (hit != after.end()) EXPECT_TRUE(ssum::is_certificate(p, ssum::detail::map_back(p, g, hit->second)));
+    }
+  }
+  // 12 equal weights become the items 1, 2, 4 and 5 copies of it.
+  const auto p = make_problem(std::vector<std::int64_t>(12, 7), 7 * 6);
+  const reduction g = ssum::detail::group_equal_weights(ssum::detail::reduce(p, ssum::detail::totals_of(p)));
+  EXPECT_EQ(g.copies.size(), 4u);
+  EXPECT_TRUE(lists(g, "equal weights grouped (12 items into 4)"));
 }

@@ -145,8 +145,8 @@ std::string two_list_sums_text(std::size_t n) { return "2^" + std::to_string((n 
 // millisecond (below that either answers at once, and the two-list keeps small instances).
 // Empty: the meet-in-the-middle algorithms decide as before. `r`: the reductions of `p`
 // (outcome open unless they settled it); `q`: what is left for meet-in-the-middle.
-std::optional<choice> dp_choice(const problem& p, const problem& q, const reduction& r, const solve_options& options,
-                                unsigned threads) {
+std::optional<choice> dp_choice(const problem& p, const problem& q, const reduction& reduced,
+                                const solve_options& options, unsigned threads) {
   const std::size_t n = p.weights.size(), left = q.weights.size();
   const bool named = options.algo == algorithm::dynamic_programming;
   if (!named && options.count && left > most_items) {
@@ -165,13 +165,15 @@ std::optional<choice> dp_choice(const problem& p, const problem& q, const reduct
     if (!named && n <= most_items) return std::nullopt;
     return c;  // choose() words the reason
   }
-  c.reduced = r;
-  const std::string after = r.applied.empty() ? "" : " after " + joined(r.applied);
-  if (r.outcome != reduction::verdict::open) {
+  if (reduced.outcome != reduction::verdict::open) {
     if (!named && n <= most_items) return std::nullopt;
-    c.reason = "the reductions answer it without a table: " + joined(r.applied);
+    c.reduced = reduced;
+    c.reason = "the reductions answer it without a table: " + joined(reduced.applied);
     return c;
   }
+  c.reduced = options.count ? reduced : group_equal_weights(reduced);
+  const reduction& r = c.reduced;
+  const std::string after = r.applied.empty() ? "" : " after " + joined(r.applied);
   const double bytes = r.bound <= uint128(dp_most_sums) ? dp_planned_bytes(r) : std::ldexp(1.0, 127);
   const double room = host_plan_room(options.memory_limit);
   const bool fits = bytes <= room;
@@ -327,7 +329,7 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
     default:
       throw std::invalid_argument("unknown backend");
   }
-  if (reducible) c.reduced = r;
+  if (reducible && c.algo != algorithm::dynamic_programming) c.reduced = r;
   c.reduced_instance = open && c.algo != algorithm::dynamic_programming;
   if (c.reduced_instance) c.instance = q;
   c.out_of_range = totals.out_of_range();

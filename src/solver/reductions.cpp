@@ -106,6 +106,53 @@ reduction reduce(const problem& p, const flipped_totals& totals) {
   return r;
 }
 
+reduction group_equal_weights(const reduction& r) {
+  if (r.outcome != reduction::verdict::open || !r.copies.empty()) return r;
+  // Positions in r.weights by (side, magnitude), so that equal ones lie together.
+  std::vector<std::size_t> order(r.weights.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  const auto side = [&](std::size_t k) { return r.zero_sum && r.negative[k]; };
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (side(a) != side(b)) return side(b);
+    return r.weights[a] < r.weights[b] || (r.weights[a] == r.weights[b] && a < b);
+  });
+  struct chunk {
+    uint128 weight;
+    bool negative;
+    std::size_t first, copies;  // positions order[first, first + copies)
+  };
+  std::vector<chunk> chunks;
+  for (std::size_t i = 0; i < order.size();) {
+    std::size_t j = i;
+    while (j < order.size() && side(order[j]) == side(order[i]) && r.weights[order[j]] == r.weights[order[i]]) ++j;
+    const uint128 w = r.weights[order[i]];
+    std::size_t left = j - i, size = 1, at = i;
+    while (left > 0) {
+      const std::size_t c = std::min(size, left);
+      if (c <= r.bound / w) chunks.push_back({w * c, side(order[i]), at, c});
+      at += c, left -= c, size *= 2;
+    }
+    i = j;
+  }
+  // Heaviest first: the early exit comes soon after the reachable prefix passes the target,
+  // and the heaviest items get there with the fewest passes (pthree n = 10^4: 0.07 s against
+  // 0.15 s in the generator's order, 0.10 s lightest first).
+  std::stable_sort(chunks.begin(), chunks.end(), [](const chunk& a, const chunk& b) { return a.weight > b.weight; });
+  reduction g = r;
+  g.weights.clear(), g.index.clear(), g.negative.clear();
+  for (const chunk& c : chunks) {
+    g.weights.push_back(c.weight);
+    if (g.zero_sum) g.negative.push_back(c.negative);
+    g.copies.push_back(c.copies);
+    for (std::size_t k = c.first; k < c.first + c.copies; ++k) g.index.push_back(r.index[order[k]]);
+  }
+  if (g.weights.size() < r.weights.size()) {
+    g.applied.push_back("equal weights grouped (" + std::to_string(r.weights.size()) + " items into " +
+                        std::to_string(g.weights.size()) + ")");
+  }
+  return g;
+}
+
 problem reduced_problem(const reduction& r) {
   problem q;
   q.weights.reserve(r.weights.size());
@@ -117,10 +164,31 @@ problem reduced_problem(const reduction& r) {
   return q;
 }
 
+namespace {
+
+// The original indices that the chosen items stand for (grouped items for several).
+std::vector<std::size_t> originals(const reduction& r, const std::vector<std::size_t>& chosen) {
+  if (r.copies.empty()) {
+    std::vector<std::size_t> out;
+    for (const std::size_t k : chosen) out.push_back(r.index[k]);
+    return out;
+  }
+  std::vector<std::size_t> start(r.copies.size() + 1, 0);
+  for (std::size_t k = 0; k < r.copies.size(); ++k) start[k + 1] = start[k] + r.copies[k];
+  std::vector<std::size_t> out;
+  for (const std::size_t k : chosen) {
+    for (std::size_t j = start[k]; j < start[k + 1]; ++j) out.push_back(r.index[j]);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<std::size_t> map_back(const problem& p, const reduction& r, const std::vector<std::size_t>& chosen) {
+  const std::vector<std::size_t> items = originals(r, chosen);
   std::vector<std::size_t> subset;
   if (r.zero_sum) {
-    for (const std::size_t k : chosen) subset.push_back(r.index[k]);
+    subset = items;
     std::sort(subset.begin(), subset.end());
     return subset;
   }
@@ -130,9 +198,9 @@ std::vector<std::size_t> map_back(const problem& p, const reduction& r, const st
   std::vector<bool> taken(n, false);
   if (r.complemented) {
     for (std::size_t i = 0; i < n; ++i) taken[i] = p.weights[i] != 0;
-    for (const std::size_t k : chosen) taken[r.index[k]] = false;
+    for (const std::size_t i : items) taken[i] = false;
   } else {
-    for (const std::size_t k : chosen) taken[r.index[k]] = true;
+    for (const std::size_t i : items) taken[i] = true;
   }
   // A flipped item taken means the negative weight left out, and the other way round.
   for (std::size_t i = 0; i < n; ++i) {

@@ -32,7 +32,9 @@ struct reduction {
   std::vector<std::size_t> answer;       // answered: the subset (original indices)
   bool zero_sum = false;
   std::vector<uint128> weights;          // the reduced magnitudes, each in [1, bound]
-  std::vector<std::size_t> index;        // their original indices
+  std::vector<std::size_t> index;        // their original indices (grouped: see copies)
+  std::vector<std::size_t> copies;       // grouped: item k stands for copies[k] equal weights,
+                                         // the next copies[k] entries of index; empty: one each
   std::vector<bool> negative;            // zero-sum: the item is a negative weight's magnitude
   uint128 bound = 0;                     // the reduced target; zero-sum: min of the two sides' sums
   bool complemented = false;             // the reduced instance asks for the items left out
@@ -41,6 +43,14 @@ struct reduction {
 
 /// The reductions above for `p`, whose target is in range (!totals.out_of_range()).
 reduction reduce(const problem& p, const flipped_totals& totals);
+
+/// For the decision dynamic program: equal magnitudes (on one side, zero-sum) grouped and
+/// split into items of 1, 2, 4, ..., and the rest copies (binary splitting of a bounded
+/// multiplicity), which still reach every number of copies from 0 to m with about log2(m) + 1
+/// items instead of m; items above the bound dropped (no count that fits uses them); heaviest
+/// first (reductions.cpp says why). Lists itself when it shrinks the items. Not for counting:
+/// a count needs each subset once.
+reduction group_equal_weights(const reduction& r);
 
 /// The reduced instance as a problem for the meet-in-the-middle algorithms (r.outcome == open):
 /// the magnitudes r.weights with the target r.bound, or zero-sum with the negative items
