@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "reference/dp_peers.hpp"
 #include "small_instances.hpp"
+#include "ssum/generate.hpp"
 #include "ssum/errors.hpp"
 #include "ssum/solve.hpp"
 
@@ -181,4 +183,31 @@ TEST(Dp, CancelsAndReportsProgress) {
   EXPECT_TRUE(s.feasible);
   EXPECT_TRUE(monotone);
   EXPECT_EQ(last, 1.0);
+}
+
+// Beyond brute force: the generator's small-weight classes and random instances with many
+// equal weights (grouped) against Bellman's byte table and the one-thread bitset, which must
+// agree with each other too.
+TEST(Dp, MatchesTheBellmanAndBitsetReferences) {
+  std::mt19937_64 rng(8);
+  for (int trial = 0; trial < 60; ++trial) {
+    const std::size_t n = 50 + rng() % 400;
+    ssum::problem p;
+    if (trial % 3 == 0) {
+      p = ssum::generate(trial % 2 ? "pthree" : "evenodd", n, std::nullopt, trial);
+    } else {
+      const std::int64_t range = trial % 3 == 1 ? 8 : 3000;
+      for (std::size_t i = 0; i < n; ++i) p.weights.push_back(uniform(rng, 1, range));
+      p.target = uniform(rng, 0, range * std::int64_t(n) / 2);
+    }
+    SCOPED_TRACE(describe(p));
+    std::vector<std::uint64_t> w;
+    for (const int128 x : p.weights) w.push_back(std::uint64_t(x));
+    const auto target = std::uint64_t(*p.target);
+    const bool bellman = ssum_reference::bellman_reaches(w, target);
+    ASSERT_EQ(ssum_reference::bitset_reaches(w, target), bellman);
+    const ssum::solution s = solve_dp(p, 1 + trial % 2);
+    EXPECT_EQ(s.feasible, bellman);
+    if (s.feasible) EXPECT_TRUE(ssum::is_certificate(p, s.subset));
+  }
 }
