@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -23,6 +24,10 @@ constexpr double seconds_per_cached_removal = 1.0e-9;
 constexpr double seconds_per_uncached_removal = 8.0e-9;
 constexpr double cached_state_bytes = 4.0 * 1024 * 1024;
 
+// Copies of the states the first pass keeps once its log has run out (at most), so that a
+// segment of the trace back is rebuilt from the nearest one rather than from the start.
+constexpr std::uint32_t checkpoints = 16;
+
 constexpr std::uint64_t removals_per_poll = std::uint64_t{1} << 20;  // about a millisecond at most
 
 // One changed state of an item: its position and its value before the item.
@@ -40,10 +45,11 @@ std::uint64_t largest_weight(const reduction& r) {
 double log_entries_wanted(std::uint64_t largest) { return 4.0 * (2.0 * double(largest) + 1) + 65536; }
 double log_entries_needed(std::uint64_t largest) { return 2.0 * double(largest) + 1; }
 
-// Everything but the log: the two state arrays and, per item, its weight, change count,
-// position and a share of the certificate.
+// Everything but the log: the two state arrays and the checkpoints (at most one per item),
+// and per item its weight, change count, position and a share of the certificate.
 double fixed_bytes(const reduction& r, std::uint64_t largest) {
-  return 2 * (2.0 * double(largest) + 1) * 4 + double(r.weights.size()) * 24;
+  const double copies = 2 + std::min<double>(checkpoints, double(r.weights.size()));
+  return copies * (2.0 * double(largest) + 1) * 4 + double(r.weights.size()) * 24;
 }
 
 // The states s[i] of the sums base + i, i in [1, 2r] (r the largest weight, base = c - r):
@@ -162,11 +168,13 @@ struct progress_meter {
 
 // The whole run: the first pass decides and logs while its log fits; the trace back then
 // walks the logged items from the last down to the break item, in segments rebuilt by
-// running the items again when the first pass's log ran out.
+// running the items again when the first pass's log ran out, each from the nearest of
+// `checkpoints` copies of the states that the first pass took at even spacing.
 class balanced_run {
  public:
   balanced_run(balanced_states& st, std::uint32_t n, std::size_t log_capacity, const solve_options& options)
-      : st_(st), n_(n), log_(log_capacity), counts_(std::size_t(n) + 1, 0), options_(options) {}
+      : st_(st), n_(n), log_(new log_entry[log_capacity]), log_capacity_(log_capacity), counts_(std::size_t(n) + 1, 0), options_(options),
+        spacing_(std::max<std::uint32_t>(1, (n - st.b + 1 + checkpoints - 1) / checkpoints)) {}
 
   // The last item run: the one that reached the target, or n. Logs while the log surely fits.
   std::uint32_t decide(bool& reached) {
@@ -177,10 +185,11 @@ class balanced_run {
     reached = st_.reached();
     while (!reached && t < n_) {
       ++t;
-      logging = logging && used + st_.r + st_.w[t] <= log_.size();
-      counts_[t] = st_.run_item(t, logging ? log_.data() + used : nullptr, options_);
+      logging = logging && used + st_.r + st_.w[t] <= log_capacity_;
+      counts_[t] = st_.run_item(t, logging ? log_.get() + used : nullptr, options_);
       if (logging) used += counts_[t];
       reached = st_.reached();
+      if (!logging && !reached && t < n_ && (t - st_.b + 1) % spacing_ == 0 && saved_.size() < checkpoints) save(t);
       meter.at(double(t - st_.b + 1));
     }
     logged_all_ = logging;
@@ -197,7 +206,7 @@ class balanced_run {
       for (std::uint32_t hi = last; hi >= st_.b;) {
         std::uint32_t lo = hi;
         std::size_t entries = counts_[hi];
-        while (lo > st_.b && entries + counts_[lo - 1] <= log_.size()) entries += counts_[--lo];
+        while (lo > st_.b && entries + counts_[lo - 1] <= log_capacity_) entries += counts_[--lo];
         rerun(lo, hi);
         trace_segment(lo, hi, tr);
         hi = lo - 1;
@@ -215,16 +224,41 @@ class balanced_run {
   }
 
  private:
-  // Runs items b..hi again from the start, logging items lo..hi (whose changes fit, counted
-  // by the first pass).
+  // Runs items up to hi again from the last checkpoint before lo (or from the start), logging
+  // items lo..hi (whose changes fit, counted by the first pass). The trace never goes back
+  // up, so the checkpoints from lo on are dropped and their room spent on new ones evenly
+  // between the start and lo: the distance to run again shrinks with every segment.
   void rerun(std::uint32_t lo, std::uint32_t hi) {
-    st_.restart();
+    while (!saved_.empty() && saved_.back().after >= lo) {
+      spare_.push_back(std::move(saved_.back().states));
+      saved_.pop_back();
+    }
+    std::uint32_t from = st_.b;
+    if (saved_.empty()) {
+      st_.restart();
+    } else {
+      std::copy(saved_.back().states.begin(), saved_.back().states.end(), st_.s.begin());
+      from = saved_.back().after + 1;
+    }
+    const std::uint32_t room = checkpoints - std::uint32_t(saved_.size());
+    const std::uint32_t gap = std::max<std::uint32_t>(1, (lo - from) / (room + 1));
     std::size_t used = 0;
-    for (std::uint32_t t = st_.b; t <= hi; ++t) {
-      const std::uint32_t changed = st_.run_item(t, t >= lo ? log_.data() + used : nullptr, options_);
+    for (std::uint32_t t = from; t <= hi; ++t) {
+      const std::uint32_t changed = st_.run_item(t, t >= lo ? log_.get() + used : nullptr, options_);
       if (changed != counts_[t]) broken_trace();
       if (t >= lo) used += changed;
+      if (t + 1 < lo && saved_.size() < checkpoints && (t - from + 1) % gap == 0) save(t);
     }
+  }
+
+  void save(std::uint32_t t) {
+    std::vector<std::uint32_t> states;
+    if (!spare_.empty()) {
+      states = std::move(spare_.back());
+      spare_.pop_back();
+    }
+    states.assign(st_.s.begin(), st_.s.end());
+    saved_.push_back({t, std::move(states)});
   }
 
   // With s_hi in the states and items lo..hi logged: undoes the items one by one, tracing
@@ -247,10 +281,18 @@ class balanced_run {
 
   balanced_states& st_;
   std::uint32_t n_;
-  std::vector<log_entry> log_;
+  std::unique_ptr<log_entry[]> log_;  // left uninitialised: pages never written cost nothing
+  std::size_t log_capacity_;
   std::vector<std::uint32_t> counts_;  // counts_[t]: states item t changed
   const solve_options& options_;
   bool logged_all_ = false;
+  struct checkpoint {
+    std::uint32_t after;  // the states after this item
+    std::vector<std::uint32_t> states;
+  };
+  std::uint32_t spacing_;
+  std::vector<checkpoint> saved_;                   // ascending by item
+  std::vector<std::vector<std::uint32_t>> spare_;  // dropped checkpoints' storage
 };
 
 }  // namespace

@@ -25,7 +25,7 @@ namespace ssum::detail {
 constexpr double balanced_most_weight = 4294967295.0;
 
 /// Bytes the balanced program plans for a reduced instance (target mode): two state arrays of
-/// 2r + 1 32-bit entries, the weights and per-item change counts (8 bytes an item), and a log
+/// 2r + 1 32-bit entries and up to 16 checkpoint copies of them, 24 bytes an item, and a log
 /// of changed states (8 bytes an entry) for 4(2r + 1) + 2^16 entries. Under a tighter room
 /// solve_balanced shrinks the log, down to 2r + 1 entries (one item's changes at most).
 double balanced_planned_bytes(const reduction& r);
