@@ -15,14 +15,16 @@
 namespace ssum::detail {
 namespace {
 
-// Measured on the 2-core development host (GCC 12 -O3, bench_dp_crossover): a pass over the
-// states costs about this much per state and item (copy, maximum, comparison: three streams
-// over r + w_t states), a removal (one random access into the states) this much while the
-// states stay in the caches, and this much beyond them.
-constexpr double seconds_per_state = 1.0e-9;
+// Measured on the 2-core development host (GCC 12 -O3, bench_dp_crossover, CPU time of the
+// one thread; the shared host's wall clock ran about twice that): an item's pass over its
+// r + w_t states (copy, maximum, comparison) 1.7 to 2.2 ns per state on infeasible instances
+// near total / 2 (every item runs; n = 100 to 10^4, r = 10^4 to 10^6); a removal (one random
+// access into the states) about 1 ns while the states stay within the 1 MiB L2 cache
+// (pthree, r = 1000) and 2 ns beyond it within the 32 MiB L3 (psix, r = 10^6).
+constexpr double seconds_per_state = 2.0e-9;
 constexpr double seconds_per_cached_removal = 1.0e-9;
-constexpr double seconds_per_uncached_removal = 8.0e-9;
-constexpr double cached_state_bytes = 4.0 * 1024 * 1024;
+constexpr double seconds_per_uncached_removal = 2.2e-9;
+constexpr double cached_state_bytes = 1024.0 * 1024;
 
 // Copies of the states the first pass keeps once its log has run out (at most), so that a
 // segment of the trace back is rebuilt from the nearest one rather than from the start.
