@@ -30,7 +30,10 @@ constexpr double cached_state_bytes = 1024.0 * 1024;
 // segment of the trace back is rebuilt from the nearest one rather than from the start.
 constexpr std::uint32_t checkpoints = 16;
 
-constexpr std::uint64_t removals_per_poll = std::uint64_t{1} << 20;  // about a millisecond at most
+// Cancellation is polled every 2^20 removals (a few milliseconds at most) and every block of
+// 2^22 states of a pass (under 10 ms).
+constexpr std::uint64_t removals_per_poll = std::uint64_t{1} << 20;
+constexpr std::uint64_t pass_block = std::uint64_t{1} << 22;
 
 // One changed state of an item: its position and its value before the item.
 struct log_entry {
@@ -63,7 +66,7 @@ struct balanced_states {
   std::uint32_t b;
   std::uint64_t break_state;  // the sum of items 1..b-1
   std::vector<std::uint32_t> s, prev;
-  std::uint64_t removals = 0, since_poll = 0;
+  std::uint64_t since_poll = 0;  // removals and states visited since cancellation was polled
 
   balanced_states(const std::vector<std::uint32_t>& weights, std::uint64_t largest, std::uint32_t break_item,
                   std::uint64_t break_sum_state)
@@ -85,37 +88,47 @@ struct balanced_states {
   // logged with its value before when `log` is not null; returns how many changed (at most
   // r + w_t: no state above r + w_t can change).
   std::uint32_t run_item(std::uint32_t t, log_entry* log, const solve_options& options) {
-    check_cancel(options);
     const std::uint64_t wt = w[t], top = r + wt;
-    std::copy(s.begin() + 1, s.begin() + std::ptrdiff_t(top) + 1, prev.begin() + 1);
-    {
+    for_blocks(1, top + 1, options, [&](std::uint64_t a, std::uint64_t e) {
+      std::copy(s.begin() + std::ptrdiff_t(a), s.begin() + std::ptrdiff_t(e), prev.begin() + std::ptrdiff_t(a));
+    });
+    for_blocks(1, r + 1, options, [&](std::uint64_t a, std::uint64_t e) {
       std::uint32_t* __restrict to = s.data() + wt;  // to[i] is state i + w_t
       const std::uint32_t* __restrict from = prev.data();
-      for (std::uint64_t i = 1; i <= r; ++i) to[i] = std::max(to[i], from[i]);
-    }
+      for (std::uint64_t i = a; i < e; ++i) to[i] = std::max(to[i], from[i]);
+    });
     std::uint32_t* const states = s.data();
     const std::uint32_t* const weights = w.data();
     for (std::uint64_t i = top; i > r; --i) {
       const std::uint32_t lo = std::max<std::uint32_t>(prev[i], 1), hi = states[i];
-      if (lo >= hi) continue;
       for (std::uint32_t j = lo; j < hi; ++j) {
         std::uint32_t& below = states[i - weights[j]];
         below = std::max(below, j);
       }
-      since_poll += hi - lo;
+      since_poll += 1 + (hi > lo ? hi - lo : 0);
       if (since_poll >= removals_per_poll) {
-        removals += since_poll;
         since_poll = 0;
         check_cancel(options);
       }
     }
     std::uint32_t changed = 0;
-    for (std::uint64_t i = 1; i <= top; ++i) {
-      if (s[i] == prev[i]) continue;
-      if (log) log[changed] = log_entry{std::uint32_t(i), prev[i]};
-      ++changed;
-    }
+    for_blocks(1, top + 1, options, [&](std::uint64_t a, std::uint64_t e) {
+      for (std::uint64_t i = a; i < e; ++i) {
+        if (s[i] == prev[i]) continue;
+        if (log) log[changed] = log_entry{std::uint32_t(i), prev[i]};
+        ++changed;
+      }
+    });
     return changed;
+  }
+
+  // f(a, e) over [begin, end) in blocks, polling cancellation before each.
+  template <class F>
+  static void for_blocks(std::uint64_t begin, std::uint64_t end, const solve_options& options, F&& f) {
+    for (std::uint64_t a = begin; a < end; a += pass_block) {
+      check_cancel(options);
+      f(a, std::min(end, a + pass_block));
+    }
   }
 };
 

@@ -20,9 +20,9 @@
 
 namespace ssum::detail {
 
-/// The largest weight the balanced program takes (its weights and item numbers are 32-bit);
-/// balanced_planned_bytes is 2^127 beyond it, so that no plan fits.
-constexpr double balanced_most_weight = 4294967295.0;
+/// The largest weight the balanced program takes (its state numbers, 2r at most, weights and
+/// item numbers are 32-bit); balanced_planned_bytes is 2^127 beyond it, so that no plan fits.
+constexpr double balanced_most_weight = 2147483647.0;
 
 /// Bytes the balanced program plans for a reduced instance (target mode): two state arrays of
 /// 2r + 1 32-bit entries and up to 16 checkpoint copies of them, 24 bytes an item, and a log
