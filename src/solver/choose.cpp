@@ -11,6 +11,7 @@
 #include <string>
 
 #include "solver/cuda_room.hpp"
+#include "solver/dp/balanced_dp.hpp"
 #include "solver/dp/bitset_dp.hpp"
 #include "solver/four_list/four_list_cpu.hpp"
 #include "solver/four_list/four_list_cuda.hpp"
@@ -171,14 +172,29 @@ std::optional<choice> dp_choice(const problem& p, const problem& q, const reduct
     c.reason = "the reductions answer it without a table: " + joined(reduced.applied);
     return c;
   }
-  c.reduced = options.count ? reduced : group_equal_weights(reduced);
-  const reduction& r = c.reduced;
-  const std::string after = r.applied.empty() ? "" : " after " + joined(r.applied);
-  const double bytes = r.bound <= uint128(dp_most_sums) ? dp_planned_bytes(r) : std::ldexp(1.0, 127);
+  // The bitset on the grouped items, or Pisinger's balanced program (target, decision) on the
+  // items as they are (grouping would raise its largest weight), whichever the models say is
+  // faster among those whose plan fits.
   const double room = host_plan_room(options.memory_limit);
-  const bool fits = bytes <= room;
-  const std::string table = "a dynamic-programming table of " + count_text(double(r.bound) + 1) + " sums (" +
-                            format_bytes(bytes) + ")" + after;
+  const reduction grouped = options.count ? reduced : group_equal_weights(reduced);
+  double bytes = grouped.bound <= uint128(dp_most_sums) ? dp_planned_bytes(grouped) : std::ldexp(1.0, 127);
+  double seconds = dp_seconds(grouped, c.threads);
+  bool fits = bytes <= room;
+  std::string table = "a dynamic-programming table of " + count_text(double(grouped.bound) + 1) + " sums (" +
+                      format_bytes(bytes) + ")";
+  if (!reduced.zero_sum && !options.count) {
+    const double balanced_bytes = balanced_planned_bytes(reduced);
+    const double balanced = balanced_seconds(reduced);
+    if (balanced_bytes <= room && (!fits || balanced < seconds)) {
+      c.balanced = true;
+      table = "Pisinger's balanced dynamic program (" + format_bytes(balanced_bytes) + "; about " +
+              seconds_text(balanced) + " at most, the bitset about " + seconds_text(seconds) + ")";
+      bytes = balanced_bytes, seconds = balanced, fits = true;
+    }
+  }
+  c.reduced = c.balanced ? reduced : grouped;
+  const reduction& r = c.reduced;
+  if (!r.applied.empty()) table += " after " + joined(r.applied);
   if (named) {
     check_plan_fits("the dynamic program", n, bytes, room);
     c.reason = "the dynamic program was asked for; " + table;
@@ -198,9 +214,8 @@ std::optional<choice> dp_choice(const problem& p, const problem& q, const reduct
     return c;
   }
   const double two_list = host_two_list_seconds(left, c.threads);
-  const double dp = dp_seconds(r, c.threads);
-  if (!fits || two_list <= 1e-3 || dp >= two_list) return std::nullopt;
-  c.reason = table + " takes about " + seconds_text(dp) + ", the two-list about " + seconds_text(two_list);
+  if (!fits || two_list <= 1e-3 || seconds >= two_list) return std::nullopt;
+  c.reason = table + " takes about " + seconds_text(seconds) + ", the two-list about " + seconds_text(two_list);
   return c;
 }
 
@@ -280,7 +295,9 @@ choice automatic_choice(const problem& p, const solve_options& options, unsigned
 
 }  // namespace
 
-solve_plan choice::plan() const { return {name_of(algo), where == backend::cuda ? "cuda" : "cpu", reason}; }
+solve_plan choice::plan() const {
+  return {balanced ? "balanced-dp" : name_of(algo), where == backend::cuda ? "cuda" : "cpu", reason};
+}
 
 choice choose(const problem& p, const solve_options& options, backend which, unsigned threads, int device,
               const device_probe& probe) {

@@ -29,6 +29,8 @@ struct choice {
   int device = 0;                        // the cuda plan's device
   flipped_totals totals;                 // totals_of(p), for the solver
   bool out_of_range = false;             // infeasible: answered without building any list
+  bool balanced = false;                 // dynamic_programming: Pisinger's balanced program, not
+                                         // the bitset (plan().algorithm "balanced-dp")
   reduction reduced;                     // the reductions (outcome open: the dp runs on them)
   bool reduced_instance = false;         // the meet-in-the-middle plan runs on `instance`, the
   problem instance;                      // reduced problem (reduced_problem()), mapped back after

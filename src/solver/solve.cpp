@@ -8,6 +8,7 @@
 #include <string>
 
 #include "solver/choose.hpp"
+#include "solver/dp/balanced_dp.hpp"
 #include "solver/dp/bitset_dp.hpp"
 #include "solver/four_list/four_list_cpu.hpp"
 #include "solver/four_list/four_list_cuda.hpp"
@@ -52,6 +53,13 @@ solution run_on_host(const cpu& policy, const problem& original, const detail::c
     return insufficient_memory::ran_out(detail::plan_name(what, p.weights.size()), planned,
                                         host_plan_room(options.memory_limit));
   };
+  if (c.algo == algorithm::dynamic_programming && c.balanced) {
+    try {
+      return detail::solve_balanced(policy, original, c.reduced, options);
+    } catch (const std::bad_alloc&) {
+      throw out_of_memory("the balanced dynamic program", detail::balanced_planned_bytes(c.reduced));
+    }
+  }
   if (c.algo == algorithm::dynamic_programming) {
     try {
       return detail::solve_dp(policy, original, c.reduced, options);
