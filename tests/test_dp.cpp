@@ -107,15 +107,8 @@ TEST(Dp, ListsItsReductions) {
   EXPECT_EQ(s.plan.algorithm, "dp");
 }
 
-TEST(Dp, CountingAndCudaAreRefused) {
-  ssum::solve_options o = dp_options();
-  o.count = true;
-  try {
-    ssum::solve(ssum::cpu{1}, make_problem({1, 2, 3}, 3), o);
-    FAIL() << "a count was planned";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_EQ(std::string(e.what()), "counting with the dynamic program is not available yet");
-  }
+// (Counting with the dynamic program: test_dp_count.cpp.)
+TEST(Dp, CudaIsRefusedAndSmallCountsKeepTheMeetInTheMiddle) {
   EXPECT_THROW(ssum::solve(ssum::backend::cuda, 0, make_problem({1, 2, 3}, 3), dp_options()),
                ssum::backend_unavailable);
   // Under automatic, a count of a small instance stays with the meet-in-the-middle.

@@ -12,6 +12,7 @@
 
 #include "solver/cuda_room.hpp"
 #include "solver/dp/bitset_dp.hpp"
+#include "solver/dp/count_dp.hpp"
 #include "solver/four_list/four_list_cpu.hpp"
 #include "solver/four_list/four_list_cuda.hpp"
 #include "solver/two_list/two_list_cpu.hpp"
@@ -143,12 +144,13 @@ std::string two_list_sums_text(std::size_t n) { return "2^" + std::to_string((n 
 std::optional<choice> dp_choice(const problem& p, const solve_options& options, unsigned threads) {
   const std::size_t n = p.weights.size();
   const bool named = options.algo == algorithm::dynamic_programming;
-  if (!named && options.count && n > most_items) {
-    throw std::invalid_argument("counting with the dynamic program is not available yet, and the meet-in-the-middle "
-                                "algorithms take at most " + std::to_string(most_items) + " items (n = " +
-                                std::to_string(n) + ")");
+  // A count beyond most_items has only the dynamic program; below, automatic keeps the
+  // meet-in-the-middle count.
+  const bool count_beyond = options.count && options.algo == algorithm::automatic && n > most_items;
+  if (!named && !count_beyond && (options.algo != algorithm::automatic || options.count)) return std::nullopt;
+  if (options.count && !count_dp_available()) {
+    throw backend_unavailable("this build of ssum has no GMP (libgmp-dev): the dynamic program cannot count");
   }
-  if (!named && (options.algo != algorithm::automatic || options.count)) return std::nullopt;
   const flipped_totals totals = totals_of(p);  // throws when the total reaches 2^127
   choice c;
   c.algo = algorithm::dynamic_programming;
@@ -159,7 +161,7 @@ std::optional<choice> dp_choice(const problem& p, const solve_options& options, 
     if (!named && n <= most_items) return std::nullopt;
     return c;  // choose() words the reason
   }
-  c.reduced = reduce(p, totals);
+  c.reduced = options.count ? count_reduction(p, totals) : reduce(p, totals);
   const reduction& r = c.reduced;
   const std::string after = r.applied.empty() ? "" : " after " + joined(r.applied);
   if (r.outcome != reduction::verdict::open) {
@@ -167,11 +169,13 @@ std::optional<choice> dp_choice(const problem& p, const solve_options& options, 
     c.reason = "the reductions answer it without a table: " + joined(r.applied);
     return c;
   }
-  const double bytes = r.bound <= uint128(dp_most_sums) ? dp_planned_bytes(r) : std::ldexp(1.0, 127);
+  const double bytes = options.count                       ? count_dp_planned_bytes(r)
+                       : r.bound <= uint128(dp_most_sums) ? dp_planned_bytes(r)
+                                                          : std::ldexp(1.0, 127);
   const double room = host_plan_room(options.memory_limit);
   const bool fits = bytes <= room;
-  const std::string table = "a dynamic-programming table of " + count_text(double(r.bound) + 1) + " sums (" +
-                            format_bytes(bytes) + ")" + after;
+  const std::string table = std::string(options.count ? "a counting " : "a ") + "dynamic-programming table of " +
+                            count_text(double(r.bound) + 1) + " sums (" + format_bytes(bytes) + ")" + after;
   if (named) {
     check_plan_fits("the dynamic program", n, bytes, room);
     c.reason = "the dynamic program was asked for; " + table;
@@ -281,9 +285,8 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
       options.algo != algorithm::four_list && options.algo != algorithm::dynamic_programming) {
     throw std::invalid_argument("unknown algorithm");
   }
-  if (options.algo == algorithm::dynamic_programming) {
-    if (options.count) throw std::invalid_argument("counting with the dynamic program is not available yet");
-    if (which == backend::cuda) throw backend_unavailable("the dynamic program runs on the host only");
+  if (options.algo == algorithm::dynamic_programming && which == backend::cuda) {
+    throw backend_unavailable("the dynamic program runs on the host only");
   }
   std::optional<choice> dp;
   if (which != backend::cuda && which != backend::automatic && which != backend::cpu) {

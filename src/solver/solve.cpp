@@ -8,6 +8,7 @@
 
 #include "solver/choose.hpp"
 #include "solver/dp/bitset_dp.hpp"
+#include "solver/dp/count_dp.hpp"
 #include "solver/four_list/four_list_cpu.hpp"
 #include "solver/four_list/four_list_cuda.hpp"
 #include "solver/frame.hpp"
@@ -30,6 +31,13 @@ solution run_on_host(const cpu& policy, const problem& p, const detail::choice& 
   if (c.algo == algorithm::dynamic_programming) {
     const auto start = detail::clock_type::now();
     if (c.out_of_range) return detail::out_of_range_answer("dp", "cpu", c.threads, options, start);
+    if (options.count) {
+      try {
+        return detail::solve_count_dp(policy, p, c.reduced, options);
+      } catch (const std::bad_alloc&) {
+        throw out_of_memory("the dynamic program", detail::count_dp_planned_bytes(c.reduced));
+      }
+    }
     if (c.reduced.outcome != detail::reduction::verdict::open) {
       solution decided = detail::out_of_range_answer("dp", "cpu", c.threads, options, start);
       decided.feasible = c.reduced.outcome == detail::reduction::verdict::answered;
