@@ -111,24 +111,29 @@ class count_table {
   }
 
   // One item of weight w: count[s] += count[s - w] for s from top down to w, each addend
-  // still the count without the item.
+  // still the count without the item. No row carries out of its top limb (every count after
+  // the item is below 2^(64 L)), so rows [lo, hi) are one GMP number added to rows
+  // [lo - w, hi - w): a single mpn_add_n per block of at most w rows (then the two ranges
+  // do not overlap), the blocks from the top down.
   void add_item(std::uint64_t w, std::uint64_t top, count_meter& m) {
     const std::size_t L = width_, first = std::size_t(w);
     std::uint64_t* d = data_.get();
-    const std::size_t block = std::max<std::size_t>(1, block_limbs / L);
+    const std::size_t block = std::max<std::size_t>(1, std::min(first, block_limbs / L));
+    std::size_t since_poll = 0;
     for (std::size_t hi = std::size_t(top) + 1; hi > first;) {
       const std::size_t lo = hi - first > block ? hi - block : first;
-      if (L == 1) {
+      if (L == 1 && hi - lo < 8) {
         for (std::size_t s = hi; s-- > lo;) d[s] += d[s - first];
       } else {
-        for (std::size_t s = hi; s-- > lo;) {
-          mp_limb_t* row = reinterpret_cast<mp_limb_t*>(d + s * L);
-          // No carry out: every count after this item is below 2^(64 L).
-          mpn_add_n(row, row, reinterpret_cast<const mp_limb_t*>(d + (s - first) * L), mp_size_t(L));
-        }
+        mp_limb_t* rows = reinterpret_cast<mp_limb_t*>(d + lo * L);
+        mpn_add_n(rows, rows, reinterpret_cast<const mp_limb_t*>(d + (lo - first) * L), mp_size_t((hi - lo) * L));
       }
-      m.add(double(hi - lo) * double(L));
-      check_cancel(m.options);
+      since_poll += (hi - lo) * L;
+      if (since_poll >= block_limbs || lo == first) {
+        m.add(double(since_poll));
+        since_poll = 0;
+        check_cancel(m.options);
+      }
       hi = lo;
     }
   }
