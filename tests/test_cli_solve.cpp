@@ -230,8 +230,9 @@ TEST(CliSolve, DynamicProgramAnswersLargeInstances) {
   auto r = run_shell("\"$SSUM\" gen pthree -n 1000 | \"$SSUM\" solve --json");
   ASSERT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["algorithm"], "dp");
-  EXPECT_EQ(j["plan"]["algorithm"], "dp");
+  // Many items of small weights: Pisinger's balanced program (n r against the bitset's n T / 64).
+  EXPECT_EQ(j["algorithm"], "balanced-dp");
+  EXPECT_EQ(j["plan"]["algorithm"], "balanced-dp");
   ASSERT_TRUE(j["reductions"].is_array());
   EXPECT_EQ(j["n"], 1000);
   r = run_shell("\"$SSUM\" gen evenodd -n 1000 | \"$SSUM\" solve --json");
@@ -248,9 +249,41 @@ TEST(CliSolve, DynamicProgramAnswersLargeInstances) {
   EXPECT_NE(r.out.find("feasible: 5 of 1000000 items sum to 5"), std::string::npos) << r.out;
 
   r = run("solve --algorithm dp --count --target 3 -", "1 2 3\n");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err, "ssum: counting with the dynamic program is not available yet\n");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("solutions: 2 subsets sum to 3\n"), std::string::npos) << r.out;
   r = run("solve --algorithm dp --json --target 3 -", "1 2 3\n");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(nlohmann::json::parse(r.out)["algorithm"], "dp");
+}
+
+// --count with the dynamic program: the exact decimal in the text and in --json (a string,
+// as every count), past 2^64; a counting table beyond --memory exits 3 naming the bytes.
+TEST(CliSolve, DynamicProgramCounts) {
+  std::string zeros;
+  for (int i = 0; i < 70; ++i) zeros += "0 ";
+  auto r = run("solve --algorithm dp --count --target 0 -", zeros + "\n");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("solutions: 1180591620717411303424 subsets sum to 0\n"), std::string::npos) << r.out;  // 2^70
+  r = run("solve --algorithm dp --count --json -", zeros + "\n");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["count"], "1180591620717411303423") << r.out;  // non-empty: 2^70 - 1
+
+  r = run_shell("\"$SSUM\" gen pthree -n 300 | \"$SSUM\" solve --count --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["algorithm"], "dp");
+  ASSERT_TRUE(j["count"].is_string()) << r.out;
+  const std::string count = j["count"];
+  EXPECT_GT(count.size(), 40u) << count;  // beyond 2^128
+  EXPECT_EQ(count.find_first_not_of("0123456789"), std::string::npos) << count;
+  EXPECT_NE(count.front(), '0');
+
+  r = run_shell("\"$SSUM\" gen pthree -n 300 | \"$SSUM\" solve --count --memory 64K");
+  EXPECT_EQ(r.code, 3);
+  EXPECT_TRUE(std::regex_search(r.err, std::regex(R"(a counting dynamic-programming table of .* needs more than the 64\.0 KiB)")))
+      << r.err;
+  r = run_shell("\"$SSUM\" gen pthree -n 300 | \"$SSUM\" solve --algorithm dp --count --memory 64K");
+  EXPECT_EQ(r.code, 3);
+  EXPECT_TRUE(std::regex_search(r.err, std::regex(R"(the dynamic program for n = 300 needs [0-9.]+ MiB; 64\.0 KiB are available)")))
+      << r.err;
 }

@@ -10,6 +10,10 @@
 
 #include "reference/dp_peers.hpp"
 #include "small_instances.hpp"
+#include "solver/dp/balanced_dp.hpp"
+#include "solver/dp/bitset_dp.hpp"
+#include "solver/frame.hpp"
+#include "solver/reductions.hpp"
 #include "ssum/generate.hpp"
 #include "ssum/errors.hpp"
 #include "ssum/solve.hpp"
@@ -29,12 +33,29 @@ ssum::solution solve_dp(const ssum::problem& p, unsigned threads = 2) {
   return ssum::solve(ssum::cpu{threads}, p, dp_options());
 }
 
+bool is_dp(const std::string& algorithm) { return algorithm == "dp" || algorithm == "balanced-dp"; }
+
+// Through ssum::solve (which picks the bitset or the balanced program), and each of the two
+// directly on the reduced instance: the bitset on the grouped items, the balanced program
+// (targets only) on the items as they are.
 void expect_dp_matches_brute_force(const ssum::problem& p) {
   SCOPED_TRACE(describe(p));
+  const bool feasible = brute_force_count(p) > 0;
   const ssum::solution s = solve_dp(p);
-  EXPECT_EQ(s.algorithm, "dp");
-  EXPECT_EQ(s.feasible, brute_force_count(p) > 0);
+  EXPECT_TRUE(is_dp(s.algorithm)) << s.algorithm;
+  EXPECT_EQ(s.feasible, feasible);
   if (s.feasible) EXPECT_TRUE(ssum::is_certificate(p, s.subset));
+  const auto totals = ssum::detail::totals_of(p);
+  if (totals.out_of_range()) return;
+  const ssum::detail::reduction r = ssum::detail::reduce(p, totals);
+  if (r.outcome != ssum::detail::reduction::verdict::open) return;
+  const ssum::solution bits = ssum::detail::solve_dp(ssum::cpu{2}, p, ssum::detail::group_equal_weights(r), {});
+  EXPECT_EQ(bits.feasible, feasible);
+  if (bits.feasible) EXPECT_TRUE(ssum::is_certificate(p, bits.subset));
+  if (r.zero_sum) return;
+  const ssum::solution balanced = ssum::detail::solve_balanced(ssum::cpu{1}, p, r, {});
+  EXPECT_EQ(balanced.feasible, feasible);
+  if (balanced.feasible) EXPECT_TRUE(ssum::is_certificate(p, balanced.subset));
 }
 
 }  // namespace
@@ -106,18 +127,11 @@ TEST(Dp, ListsItsReductions) {
   ASSERT_GE(s.reductions.size(), 3u);
   EXPECT_EQ(s.reductions[0], "zero weights set aside (1)");
   EXPECT_EQ(s.reductions[1], "divided by the gcd 3");
-  EXPECT_EQ(s.plan.algorithm, "dp");
+  EXPECT_TRUE(is_dp(s.plan.algorithm)) << s.plan.algorithm;
 }
 
-TEST(Dp, CountingAndCudaAreRefused) {
-  ssum::solve_options o = dp_options();
-  o.count = true;
-  try {
-    ssum::solve(ssum::cpu{1}, make_problem({1, 2, 3}, 3), o);
-    FAIL() << "a count was planned";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_EQ(std::string(e.what()), "counting with the dynamic program is not available yet");
-  }
+// (Counting with the dynamic program: test_dp_count.cpp.)
+TEST(Dp, CudaIsRefusedAndSmallCountsKeepTheMeetInTheMiddle) {
   EXPECT_THROW(ssum::solve(ssum::backend::cuda, 0, make_problem({1, 2, 3}, 3), dp_options()),
                ssum::backend_unavailable);
   // Under automatic, a count of a small instance stays with the meet-in-the-middle.
@@ -132,12 +146,12 @@ TEST(Dp, CountingAndCudaAreRefused) {
 TEST(Dp, AutomaticTakesItBeyond120Items) {
   const ssum::problem p{std::vector<int128>(1000000, 1), int128(5)};
   const ssum::solution s = ssum::solve(ssum::cpu{2}, p);
-  EXPECT_EQ(s.algorithm, "dp");
+  EXPECT_TRUE(is_dp(s.algorithm)) << s.algorithm;
   EXPECT_TRUE(s.feasible);
   EXPECT_EQ(s.subset.size(), 5u);
   const ssum::problem q{std::vector<int128>(121, 2), int128(7)};
   const ssum::solution t = ssum::solve(ssum::cpu{2}, q);
-  EXPECT_EQ(t.algorithm, "dp");
+  EXPECT_TRUE(is_dp(t.algorithm)) << t.algorithm;
   EXPECT_FALSE(t.feasible);
   EXPECT_NE(t.plan.reason.find("the gcd 2 does not divide the target"), std::string::npos) << t.plan.reason;
 }

@@ -530,7 +530,7 @@ TEST(SolveCpu, FormatsByteCounts) {
   }
   // Under automatic, beyond the meet-in-the-middle: the dynamic program answers.
   const ssum::solution many = ssum::solve(ssum::cpu{2}, ssum::problem{std::vector<int128>(121, 1), int128(5)});
-  EXPECT_EQ(many.algorithm, "dp");
+  EXPECT_TRUE(many.algorithm == "dp" || many.algorithm == "balanced-dp") << many.algorithm;
   EXPECT_TRUE(many.feasible);
   EXPECT_EQ(many.subset.size(), 5u);
 }

@@ -108,7 +108,7 @@ void expect_exact(const ssum::problem& p, ssum::algorithm algo, unsigned threads
     if (count) {
       ASSERT_TRUE(s.count.has_value());
       ASSERT_TRUE(*s.count == uint128(expected))
-          << name << ": count " << ssum::to_string(int128(*s.count)) << ", expected " << expected << ": " << describe(p);
+          << name << ": count " << s.count->to_string() << ", expected " << expected << ": " << describe(p);
     }
     if (s.feasible) {
       ASSERT_TRUE(ssum::is_certificate(p, s.subset)) << name << ": " << describe(p);

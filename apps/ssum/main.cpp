@@ -238,7 +238,7 @@ int run_solve(const solve_args& args) {
     out["threads"] = s.threads;
     out["plan"] = {{"algorithm", s.plan.algorithm}, {"backend", s.plan.backend}, {"reason", s.plan.reason}};
     out["reductions"] = s.reductions;
-    if (s.count) out["count"] = ssum::to_string(static_cast<ssum::int128>(*s.count));  // text: may pass 2^53
+    if (s.count) out["count"] = s.count->to_string();  // a decimal string always: counts pass 2^53 and 2^64
     out["seconds"] = {{"generate", s.seconds.generate}, {"prune", s.seconds.prune}, {"count", s.seconds.count},
                       {"search", s.seconds.search},     {"recover", s.seconds.recover}, {"total", s.seconds.total},
                       {"wall", wall}};
@@ -257,7 +257,7 @@ int run_solve(const solve_args& args) {
       answer << "infeasible: no subset of the " << p.weights.size() << " items sums to " << goal << '\n';
     }
     if (s.count) {
-      answer << "solutions: " << ssum::to_string(static_cast<ssum::int128>(*s.count))
+      answer << "solutions: " << s.count->to_string()
                 << " subsets sum to " << goal << '\n';
     }
     char seconds[32];

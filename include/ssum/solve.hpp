@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ssum/big_count.hpp"
 #include "ssum/int128.hpp"
 #include "ssum/policy.hpp"
 #include "ssum/problem.hpp"
@@ -20,7 +21,9 @@ enum class backend { automatic, cpu, cuda };
 /// dynamic_programming ("dp", host only): reachable sums 0..T as a bitset after the reductions
 /// (zero weights, gcd, signs, complement, heavy items; solution::reductions), T/8 + 4(T+1)
 /// bytes and about n T / 64 word operations; automatic takes it beyond 120 items, and below
-/// when it is cheaper than a two-list that would take more than a millisecond. No --count yet.
+/// when it is cheaper than a two-list that would take more than a millisecond. It counts too
+/// (solve_options::count, exact through GMP): (T+1) rows of ceil(n'/64) limbs for n' reduced
+/// items; automatic counts with it beyond 120 items.
 enum class algorithm { automatic, two_list, four_list, dynamic_programming };
 
 /// What a long solve reports as it goes: the stage, its completed fraction, and the completed
@@ -72,7 +75,8 @@ struct solution {
   std::uint64_t planned_bytes = 0;  // memory the plan reserved for lists and buffers
   /// With solve_options::count: how many subsets sum to the target (index sets, so equal
   /// weights give distinct subsets; the empty subset counts only when a target is given).
-  std::optional<uint128> count;
+  /// Exact at any size: up to 2^n, beyond 128 bits from the dynamic program's n > 128.
+  std::optional<big_count> count;
   /// The plan solve() chose and ran (what --json reports as "plan").
   solve_plan plan;
   /// The reductions every algorithm ran on, in order (--json "reductions"), e.g. "divided by
@@ -92,7 +96,8 @@ double two_list_planned_bytes(const problem& p);
 /// ssum::interrupted on cancellation. A std::bad_alloc inside becomes insufficient_memory with
 /// the plan's bytes. automatic (algorithm) beyond 120 items takes the dynamic program, and
 /// throws ssum::insufficient_memory (saying what each algorithm would need) when its table
-/// does not fit either. The dynamic program with options.count throws std::invalid_argument.
+/// does not fit either. A count with the dynamic program throws ssum::backend_unavailable in a
+/// build without GMP.
 solution solve(const cpu& policy, const problem& p, const solve_options& options = {});
 
 /// Solves exactly on a CUDA device (policy.device, ordered on policy.stream), the certificate

@@ -1,5 +1,6 @@
 #pragma once
 // Everything public in one include.
+#include "ssum/big_count.hpp"
 #include "ssum/cuda_device.hpp"
 #include "ssum/errors.hpp"
 #include "ssum/functional.hpp"

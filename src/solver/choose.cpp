@@ -13,6 +13,7 @@
 #include "solver/cuda_room.hpp"
 #include "solver/dp/balanced_dp.hpp"
 #include "solver/dp/bitset_dp.hpp"
+#include "solver/dp/count_dp.hpp"
 #include "solver/four_list/four_list_cpu.hpp"
 #include "solver/four_list/four_list_cuda.hpp"
 #include "solver/two_list/two_list_cpu.hpp"
@@ -150,12 +151,13 @@ std::optional<choice> dp_choice(const problem& p, const problem& q, const reduct
                                 const solve_options& options, unsigned threads) {
   const std::size_t n = p.weights.size(), left = q.weights.size();
   const bool named = options.algo == algorithm::dynamic_programming;
-  if (!named && options.count && left > most_items) {
-    throw std::invalid_argument("counting with the dynamic program is not available yet, and the meet-in-the-middle "
-                                "algorithms take at most " + std::to_string(most_items) + " items (n = " +
-                                std::to_string(left) + ")");
+  // A count beyond most_items has only the dynamic program; below, automatic keeps the
+  // meet-in-the-middle count.
+  const bool count_beyond = options.count && options.algo == algorithm::automatic && left > most_items;
+  if (!named && !count_beyond && (options.algo != algorithm::automatic || options.count)) return std::nullopt;
+  if (options.count && !count_dp_available()) {
+    throw backend_unavailable("this build of ssum has no GMP (libgmp-dev): the dynamic program cannot count");
   }
-  if (!named && (options.algo != algorithm::automatic || options.count)) return std::nullopt;
   const flipped_totals totals = totals_of(p);
   choice c;
   c.algo = algorithm::dynamic_programming;
@@ -167,7 +169,7 @@ std::optional<choice> dp_choice(const problem& p, const problem& q, const reduct
     return c;  // choose() words the reason
   }
   if (reduced.outcome != reduction::verdict::open) {
-    if (!named && n <= most_items) return std::nullopt;
+    if (!named && !count_beyond && n <= most_items) return std::nullopt;
     c.reduced = reduced;
     c.reason = "the reductions answer it without a table: " + joined(reduced.applied);
     return c;
@@ -177,11 +179,13 @@ std::optional<choice> dp_choice(const problem& p, const problem& q, const reduct
   // faster among those whose plan fits.
   const double room = host_plan_room(options.memory_limit);
   const reduction grouped = options.count ? reduced : group_equal_weights(reduced);
-  double bytes = grouped.bound <= uint128(dp_most_sums) ? dp_planned_bytes(grouped) : std::ldexp(1.0, 127);
-  double seconds = dp_seconds(grouped, c.threads);
+  double bytes = options.count                            ? count_dp_planned_bytes(grouped)
+                 : grouped.bound <= uint128(dp_most_sums) ? dp_planned_bytes(grouped)
+                                                          : std::ldexp(1.0, 127);
+  double seconds = options.count ? count_dp_seconds(grouped) : dp_seconds(grouped, c.threads);
   bool fits = bytes <= room;
-  std::string table = "a dynamic-programming table of " + count_text(double(grouped.bound) + 1) + " sums (" +
-                      format_bytes(bytes) + ")";
+  std::string table = std::string(options.count ? "a counting " : "a ") + "dynamic-programming table of " +
+                      count_text(double(grouped.bound) + 1) + " sums (" + format_bytes(bytes) + ")";
   if (!reduced.zero_sum && !options.count) {
     const double balanced_bytes = balanced_planned_bytes(reduced);
     const double balanced = balanced_seconds(reduced);
@@ -305,19 +309,19 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
       options.algo != algorithm::four_list && options.algo != algorithm::dynamic_programming) {
     throw std::invalid_argument("unknown algorithm");
   }
-  if (options.algo == algorithm::dynamic_programming) {
-    if (options.count) throw std::invalid_argument("counting with the dynamic program is not available yet");
-    if (which == backend::cuda) throw backend_unavailable("the dynamic program runs on the host only");
+  if (options.algo == algorithm::dynamic_programming && which == backend::cuda) {
+    throw backend_unavailable("the dynamic program runs on the host only");
   }
   if (which != backend::cuda && which != backend::automatic && which != backend::cpu) {
     throw std::invalid_argument("unknown backend");
   }
   // The reductions, once, for every algorithm: the meet-in-the-middle ones run on what is
-  // left (q), the dynamic program on r. Counting keeps zero weights (each doubles the count).
+  // left (q), the dynamic program on r. A meet-in-the-middle count keeps the zero weights (each
+  // doubles the count); the dynamic program's count multiplies them in (count_dp.hpp).
   const flipped_totals totals = totals_of(p);  // throws when the total reaches 2^127
-  const bool reducible = !totals.out_of_range() && !(options.count && has_zero_weight(p));
   reduction r;
-  if (reducible) r = reduce(p, totals);
+  if (!totals.out_of_range()) r = options.count ? count_reduction(p, totals) : reduce(p, totals);
+  const bool reducible = !totals.out_of_range() && !(options.count && has_zero_weight(p));
   const bool open = reducible && r.outcome == reduction::verdict::open;
   const problem q = open ? reduced_problem(r) : p;
   std::optional<choice> dp;
@@ -346,14 +350,18 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
     default:
       throw std::invalid_argument("unknown backend");
   }
-  if (reducible && c.algo != algorithm::dynamic_programming) c.reduced = r;
-  c.reduced_instance = open && c.algo != algorithm::dynamic_programming;
+  const bool dp_plan = c.algo == algorithm::dynamic_programming;
+  if (!dp_plan) c.reduced = r;
+  c.reduced_instance = open && !dp_plan;
   if (c.reduced_instance) c.instance = q;
+  // Settled without any list or table: the dynamic program's count settles its own cases.
+  c.settled = dp_plan ? !options.count && c.reduced.outcome != reduction::verdict::open
+                      : reducible && r.outcome != reduction::verdict::open;
   c.out_of_range = totals.out_of_range();
   if (c.out_of_range) {
     c.reason = "the target " + to_string(totals.target) + " lies outside " + range_text(totals) +
                ", the sums a subset can reach: infeasible without building any list";
-  } else if (reducible && !open && c.algo != algorithm::dynamic_programming) {
+  } else if (c.settled && !dp_plan) {
     c.reason = "the reductions answer it without any list: " + joined(r.applied);
   }
   return c;

@@ -72,6 +72,7 @@ reduction reduce(const problem& p, const flipped_totals& totals) {
     }
     g = gcd_of(magnitude(p.weights[i]), g);
   }
+  r.zero_weights = zeros;
   if (zeros) r.applied.push_back("zero weights set aside (" + std::to_string(zeros) + ")");
   if (g == 0) {  // no nonzero weight: only the empty subset, sum 0
     if (r.zero_sum || totals.target != 0) r.outcome = reduction::verdict::infeasible;

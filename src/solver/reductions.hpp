@@ -38,6 +38,7 @@ struct reduction {
   std::vector<bool> negative;            // zero-sum: the item is a negative weight's magnitude
   uint128 bound = 0;                     // the reduced target; zero-sum: min of the two sides' sums
   bool complemented = false;             // the reduced instance asks for the items left out
+  std::size_t zero_weights = 0;          // set aside: each doubles the count of solutions
   std::vector<std::string> applied;      // what --json lists as "reductions"
 };
 

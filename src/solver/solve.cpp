@@ -10,6 +10,7 @@
 #include "solver/choose.hpp"
 #include "solver/dp/balanced_dp.hpp"
 #include "solver/dp/bitset_dp.hpp"
+#include "solver/dp/count_dp.hpp"
 #include "solver/four_list/four_list_cpu.hpp"
 #include "solver/four_list/four_list_cuda.hpp"
 #include "solver/frame.hpp"
@@ -28,11 +29,11 @@ std::optional<solution> settled(const detail::choice& c, const solve_options& op
   const std::string algorithm = c.plan().algorithm;
   const char* where = c.where == backend::cuda ? "cuda" : "cpu";
   if (c.out_of_range) return detail::out_of_range_answer(algorithm.c_str(), where, c.threads, options, start);
-  if (c.reduced.outcome == detail::reduction::verdict::open) return std::nullopt;
+  if (!c.settled) return std::nullopt;
   solution decided = detail::out_of_range_answer(algorithm.c_str(), where, c.threads, options, start);
   decided.feasible = c.reduced.outcome == detail::reduction::verdict::answered;
   decided.subset = c.reduced.answer;
-  if (options.count) decided.count = decided.feasible ? 1 : 0;  // no zero weights: see choose()
+  if (options.count) decided.count = decided.feasible ? 1 : 0;  // no zero weights (choose()): one subset
   return decided;
 }
 
@@ -53,6 +54,13 @@ solution run_on_host(const cpu& policy, const problem& original, const detail::c
     return insufficient_memory::ran_out(detail::plan_name(what, p.weights.size()), planned,
                                         host_plan_room(options.memory_limit));
   };
+  if (c.algo == algorithm::dynamic_programming && options.count) {
+    try {
+      return detail::solve_count_dp(policy, original, c.reduced, options);
+    } catch (const std::bad_alloc&) {
+      throw out_of_memory("the dynamic program", detail::count_dp_planned_bytes(c.reduced));
+    }
+  }
   if (c.algo == algorithm::dynamic_programming && c.balanced) {
     try {
       return detail::solve_balanced(policy, original, c.reduced, options);

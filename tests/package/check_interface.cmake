@@ -1,6 +1,6 @@
 # cmake -DDIR=<prefix>/lib/cmake/ssum -DSHARED=ON|OFF -P check_interface.cmake
-# A shared libssum keeps the CUDA runtime and nlohmann-json inside: the installed package's
-# files must not ask a consumer for either.
+# A shared libssum keeps the CUDA runtime and nlohmann-json inside and links GMP itself: the
+# installed package's files must not ask a consumer for any of them.
 file(GLOB files "${DIR}/*.cmake")
 if(NOT files)
   message(FATAL_ERROR "no package files in ${DIR}")
@@ -11,11 +11,11 @@ if(NOT SHARED)
 endif()
 foreach(f IN LISTS files)
   file(READ "${f}" text)
-  foreach(word CUDA cudart nlohmann)
+  foreach(word CUDA cudart nlohmann gmp)
     string(FIND "${text}" "${word}" at)
     if(NOT at EQUAL -1)
       message(FATAL_ERROR "${f} names '${word}': a consumer would need it")
     endif()
   endforeach()
 endforeach()
-message(STATUS "package interface: no CUDA, no nlohmann-json in ${files}")
+message(STATUS "package interface: no CUDA, no nlohmann-json, no GMP in ${files}")
