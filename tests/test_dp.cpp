@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "small_instances.hpp"
+#include "ssum/cuda_device.hpp"
 #include "ssum/errors.hpp"
 #include "ssum/solve.hpp"
 
@@ -107,7 +108,7 @@ TEST(Dp, ListsItsReductions) {
   EXPECT_EQ(s.plan.algorithm, "dp");
 }
 
-TEST(Dp, CountingAndCudaAreRefused) {
+TEST(Dp, CountingIsRefusedAndCudaNeedsADevice) {
   ssum::solve_options o = dp_options();
   o.count = true;
   try {
@@ -116,8 +117,15 @@ TEST(Dp, CountingAndCudaAreRefused) {
   } catch (const std::invalid_argument& e) {
     EXPECT_EQ(std::string(e.what()), "counting with the dynamic program is not available yet");
   }
-  EXPECT_THROW(ssum::solve(ssum::backend::cuda, 0, make_problem({1, 2, 3}, 3), dp_options()),
-               ssum::backend_unavailable);
+  // On CUDA: refused only without a CUDA build or device (tests/cuda/test_dp_cuda.cpp has the rest).
+  if (!ssum::cuda_compiled() || ssum::cuda_devices().empty()) {
+    EXPECT_THROW(ssum::solve(ssum::backend::cuda, 0, make_problem({1, 2, 3}, 3), dp_options()),
+                 ssum::backend_unavailable);
+  } else {
+    const ssum::solution on_device = ssum::solve(ssum::backend::cuda, 0, make_problem({1, 2, 3}, 3), dp_options());
+    EXPECT_TRUE(on_device.feasible);
+    EXPECT_EQ(on_device.backend, "cuda");
+  }
   // Under automatic, a count of a small instance stays with the meet-in-the-middle.
   ssum::solve_options count;
   count.count = true;

@@ -12,6 +12,7 @@
 
 #include "solver/cuda_room.hpp"
 #include "solver/dp/bitset_dp.hpp"
+#include "solver/dp/bitset_dp_cuda.hpp"
 #include "solver/four_list/four_list_cpu.hpp"
 #include "solver/four_list/four_list_cuda.hpp"
 #include "solver/two_list/two_list_cpu.hpp"
@@ -197,6 +198,31 @@ std::optional<choice> dp_choice(const problem& p, const solve_options& options, 
   return c;
 }
 
+// --backend cuda --algorithm dp: the device's dynamic program on the reduced instance, its
+// tables (bitset_dp_cuda.hpp) within the device's room.
+choice cuda_dp_choice(const problem& p, const solve_options& options, int device, const device_probe& probe) {
+  choice c;
+  c.algo = algorithm::dynamic_programming;
+  c.where = backend::cuda;
+  c.device = device;
+  c.totals = totals_of(p);  // throws when the total reaches 2^127
+  if (c.totals.out_of_range()) return c;  // choose() words the reason
+  c.reduced = reduce(p, c.totals);
+  const reduction& r = c.reduced;
+  if (r.outcome != reduction::verdict::open) {
+    c.reason = "the reductions answer it without a table: " + joined(r.applied);
+    return c;
+  }
+  const double bytes = r.bound <= uint128(dp_most_sums) ? dp_cuda_planned_bytes(r) : std::ldexp(1.0, 127);
+  const double room = room_within(probe.room(device), options);
+  check_plan_fits("the dynamic program on CUDA device " + std::to_string(device), p.weights.size(), bytes, room);
+  c.reason = "the cuda backend and the dynamic program were asked for; a dynamic-programming table of " +
+             count_text(double(r.bound) + 1) + " sums (" + format_bytes(bytes) + ") fits the " + format_bytes(room) +
+             " available on CUDA device " + std::to_string(device) +
+             (r.applied.empty() ? "" : " after " + joined(r.applied));
+  return c;
+}
+
 void refuse_beyond_most_items(const problem& p, algorithm algo) {
   const std::size_t n = p.weights.size();
   if (n <= most_items) return;
@@ -283,7 +309,6 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
   }
   if (options.algo == algorithm::dynamic_programming) {
     if (options.count) throw std::invalid_argument("counting with the dynamic program is not available yet");
-    if (which == backend::cuda) throw backend_unavailable("the dynamic program runs on the host only");
   }
   std::optional<choice> dp;
   if (which != backend::cuda && which != backend::automatic && which != backend::cpu) {
@@ -300,6 +325,10 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
     case backend::cuda: {
       if (!cuda_compiled()) throw backend_unavailable("this build of ssum has no CUDA backend");
       if (!probe.present()) throw backend_unavailable("no CUDA device is present");
+      if (options.algo == algorithm::dynamic_programming) {
+        c = cuda_dp_choice(p, options, device, probe);
+        break;
+      }
       c.where = backend::cuda;
       c.device = device;
       c.threads = threads;

@@ -3,11 +3,13 @@
 #include "ssum/solve.hpp"
 
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "solver/choose.hpp"
 #include "solver/dp/bitset_dp.hpp"
+#include "solver/dp/bitset_dp_cuda.hpp"
 #include "solver/four_list/four_list_cpu.hpp"
 #include "solver/four_list/four_list_cuda.hpp"
 #include "solver/frame.hpp"
@@ -19,6 +21,18 @@
 namespace ssum {
 namespace {
 
+// The dynamic program's answer when no table is needed (out of range, or the reductions
+// decided it); nullopt when the table must be built.
+std::optional<solution> dp_without_table(const detail::choice& c, const solve_options& options, const char* where) {
+  const auto start = detail::clock_type::now();
+  if (c.out_of_range) return detail::out_of_range_answer("dp", where, c.threads, options, start);
+  if (c.reduced.outcome == detail::reduction::verdict::open) return std::nullopt;
+  solution decided = detail::out_of_range_answer("dp", where, c.threads, options, start);
+  decided.feasible = c.reduced.outcome == detail::reduction::verdict::answered;
+  decided.subset = c.reduced.answer;
+  return decided;
+}
+
 // The plan's host solver. An allocation that fails although the plan fitted (memory taken
 // meanwhile, a limit that counts more than the plan): the same error as a plan that does not
 // fit, with its numbers.
@@ -28,14 +42,7 @@ solution run_on_host(const cpu& policy, const problem& p, const detail::choice& 
                                         host_plan_room(options.memory_limit));
   };
   if (c.algo == algorithm::dynamic_programming) {
-    const auto start = detail::clock_type::now();
-    if (c.out_of_range) return detail::out_of_range_answer("dp", "cpu", c.threads, options, start);
-    if (c.reduced.outcome != detail::reduction::verdict::open) {
-      solution decided = detail::out_of_range_answer("dp", "cpu", c.threads, options, start);
-      decided.feasible = c.reduced.outcome == detail::reduction::verdict::answered;
-      decided.subset = c.reduced.answer;
-      return decided;
-    }
+    if (auto decided = dp_without_table(c, options, "cpu")) return *decided;
     try {
       return detail::solve_dp(policy, p, c.reduced, options);
     } catch (const std::bad_alloc&) {
@@ -57,6 +64,10 @@ solution run_on_host(const cpu& policy, const problem& p, const detail::choice& 
 }
 
 solution run_on_device(const cuda& policy, const problem& p, const detail::choice& c, const solve_options& options) {
+  if (c.algo == algorithm::dynamic_programming) {
+    if (auto decided = dp_without_table(c, options, "cuda")) return *decided;
+    return detail::solve_dp(policy, p, c.reduced, options);
+  }
   return c.algo == algorithm::four_list ? detail::solve_four_list_cuda(policy, p, c.totals, options)
                                         : detail::solve_two_list_cuda(policy, p, c.totals, options, c.threads);
 }
