@@ -46,7 +46,8 @@ void expect_agrees(const ssum::problem& p, const std::string& what, bool brute =
   const ssum::solution dev = ssum::solve(ssum::cuda{}, p, dp_options());
   EXPECT_EQ(dev.algorithm, "dp");
   EXPECT_EQ(dev.backend, "cuda");
-  const bool expected = brute ? ssum_test::brute_force_count(p) > 0 : ssum::solve(ssum::cpu{}, p, dp_options()).feasible;
+  const bool expected =
+      brute ? ssum_test::brute_force_count(p) > 0 : ssum::solve(ssum::cpu{}, p, dp_options()).feasible;
   ASSERT_EQ(dev.feasible, expected) << describe(p);
   if (dev.feasible) {
     EXPECT_TRUE(ssum::is_certificate(p, dev.subset)) << describe(p);

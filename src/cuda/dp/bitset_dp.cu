@@ -94,7 +94,9 @@ dp_schedule schedule_of(const reduction& r) {
   s.weights.resize(r.weights.size());
   for (std::size_t k = 0; k < s.weights.size(); ++k) s.weights[k] = std::uint64_t(r.weights[k]);
   std::vector<std::uint32_t> order[2];
-  for (std::size_t k = 0; k < s.weights.size(); ++k) order[r.zero_sum && r.negative[k] ? 1 : 0].push_back(std::uint32_t(k));
+  for (std::size_t k = 0; k < s.weights.size(); ++k) {
+    order[r.zero_sum && r.negative[k] ? 1 : 0].push_back(std::uint32_t(k));
+  }
   s.tables = r.zero_sum ? 2 : 1;
   for (std::size_t t = 0; t < s.tables; ++t) plan_table(s, std::move(order[t]), t);
   return s;
