@@ -141,9 +141,9 @@ int main(int argc, char** argv) {
     int gpu, thrust, cpu;  // iterations; 0: not run
   };
   const row rows[] = {
-      {"T1e10_n1000", 3, 1, 1},    {"T1e7_n1000", 10, 3, 3},     {"T1e8_n10000", 5, 1, 1},
-      {"T1e9_n1000", 5, 1, 1},     {"T1e9_n10000", 3, 0, 0},     {"none_T1e9_n1000", 3, 0, 0},
-      {"avis_n1000", 5, 1, 1},     {"pthree_n10000", 10, 3, 3}, {"pthree_n100000", 5, 0, 0},
+      {"pthree_n10000", 10, 3, 3}, {"pthree_n100000", 5, 0, 0}, {"T1e7_n1000", 10, 3, 3},
+      {"T1e8_n10000", 5, 1, 1},    {"T1e9_n1000", 5, 1, 1},     {"T1e9_n10000", 3, 0, 0},
+      {"none_T1e9_n1000", 3, 0, 0}, {"avis_n1000", 5, 1, 1},    {"T1e10_n1000", 3, 1, 1},
   };
   for (const row& r : rows) {
     const auto add = [&](const char* who, void (*fn)(benchmark::State&, std::string), int iterations) {
