@@ -30,10 +30,17 @@ namespace {
 
 namespace dp = cuda_detail::dp;
 
-// The cost model's constants (placeholders until measured on the H200 by bench_dp_cuda).
-constexpr double wide_bytes_per_second = 3.6e12;
-constexpr double fused_word_item_seconds = 2.0e-13;  // per item and word a fused block computes
-constexpr double launch_seconds = 4e-6;
+// The cost model, fitted to bench_dp_cuda on an H200 (132 multiprocessors, 2026-12-02): wide
+// passes move their bytes at 3.8 TB/s (avis n = 1000, every pass wide: 140 GB in 35 ms, 4.0
+// TB/s; multiples of 3 with T = 9.5e8: 186 GB in 55 ms, 3.4 TB/s) plus 1 us per launch. A
+// fused pass takes about 20 us plus 2 us per item for each wave of 528 resident blocks (4 per
+// multiprocessor): pthree n = 10^4 and 10^5 (groups of 169 items) 0.37 ms per pass, T = 10^7
+// with weights up to 4 10^4 (groups of 4) 29 us. Within a factor 2 on the instances measured.
+constexpr double wide_bytes_per_second = 3.8e12;
+constexpr double wide_launch_seconds = 1e-6;
+constexpr double fused_pass_seconds = 20e-6;
+constexpr double fused_item_seconds = 2e-6;
+constexpr double fused_resident_blocks = 528;
 
 // A chunk closes after this many words or passes: a few milliseconds of device work, so that
 // cancellation and the early exit are seen soon and the launch queue never fills.
@@ -115,9 +122,9 @@ double pass_bytes(const dp_pass& pass) {
 
 double pass_seconds(const dp_pass& pass) {
   const double memory = pass_bytes(pass) / wide_bytes_per_second;
-  if (!pass.fused) return memory + launch_seconds;
-  const double computed = fused_blocks(pass) * (dp::tile_words + 0.5 * pass.halo) * pass.count;
-  return std::max(memory, computed * fused_word_item_seconds) + launch_seconds;
+  if (!pass.fused) return memory + wide_launch_seconds;
+  const double waves = std::max(1.0, fused_blocks(pass) / fused_resident_blocks);
+  return std::max(memory, waves * (fused_pass_seconds + fused_item_seconds * pass.count));
 }
 
 // Pinned host words the device's flags are copied into, one per chunk in flight.
