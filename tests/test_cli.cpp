@@ -214,6 +214,21 @@ TEST(Cli, CudaBackendSolvesOrExitsThree) {
   }
 }
 
+// --backend cuda --algorithm dp: the device's dynamic program (exit 3 without a device).
+TEST(Cli, CudaDynamicProgramSolvesOrExitsThree) {
+  const auto r = run("solve --json --backend cuda --algorithm dp -", "target: 1000\n3 5 7 11 400 600\n");
+  if (ssum::cuda_devices().empty()) {
+    EXPECT_EQ(r.code, 3) << r.err;
+    EXPECT_EQ(count_lines(r.err), 1u);
+    return;
+  }
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("algorithm"), "dp");
+  EXPECT_EQ(j.at("backend"), "cuda");
+  EXPECT_EQ(j.at("plan").at("backend"), "cuda");
+}
+
 // --backend cuda --algorithm four-list: the same, by the GPU four-list.
 TEST(Cli, CudaFourListSolvesOrExitsThree) {
   const auto instance = run("gen planted -n 30 --seed 5");

@@ -14,6 +14,7 @@
 #include "solver/dp/bitset_dp.hpp"
 #include "solver/frame.hpp"
 #include "solver/reductions.hpp"
+#include "ssum/cuda_device.hpp"
 #include "ssum/generate.hpp"
 #include "ssum/errors.hpp"
 #include "ssum/solve.hpp"
@@ -131,9 +132,16 @@ TEST(Dp, ListsItsReductions) {
 }
 
 // (Counting with the dynamic program: test_dp_count.cpp.)
-TEST(Dp, CudaIsRefusedAndSmallCountsKeepTheMeetInTheMiddle) {
-  EXPECT_THROW(ssum::solve(ssum::backend::cuda, 0, make_problem({1, 2, 3}, 3), dp_options()),
-               ssum::backend_unavailable);
+TEST(Dp, CudaNeedsADeviceAndSmallCountsKeepTheMeetInTheMiddle) {
+  // On CUDA: refused only without a CUDA build or device (tests/cuda/test_dp_cuda.cpp has the rest).
+  if (!ssum::cuda_compiled() || ssum::cuda_devices().empty()) {
+    EXPECT_THROW(ssum::solve(ssum::backend::cuda, 0, make_problem({1, 2, 3}, 3), dp_options()),
+                 ssum::backend_unavailable);
+  } else {
+    const ssum::solution on_device = ssum::solve(ssum::backend::cuda, 0, make_problem({1, 2, 3}, 3), dp_options());
+    EXPECT_TRUE(on_device.feasible);
+    EXPECT_EQ(on_device.backend, "cuda");
+  }
   // Under automatic, a count of a small instance stays with the meet-in-the-middle.
   ssum::solve_options count;
   count.count = true;

@@ -13,6 +13,7 @@
 #include "solver/cuda_room.hpp"
 #include "solver/dp/balanced_dp.hpp"
 #include "solver/dp/bitset_dp.hpp"
+#include "solver/dp/bitset_dp_cuda.hpp"
 #include "solver/dp/count_dp.hpp"
 #include "solver/four_list/four_list_cpu.hpp"
 #include "solver/four_list/four_list_cuda.hpp"
@@ -197,6 +198,7 @@ std::optional<choice> dp_choice(const problem& p, const problem& q, const reduct
     }
   }
   c.reduced = c.balanced ? reduced : grouped;
+  c.estimate = seconds;
   const reduction& r = c.reduced;
   if (!r.applied.empty()) table += " after " + joined(r.applied);
   if (named) {
@@ -220,6 +222,53 @@ std::optional<choice> dp_choice(const problem& p, const problem& q, const reduct
   const double two_list = host_two_list_seconds(left, c.threads);
   if (!fits || two_list <= 1e-3 || seconds >= two_list) return std::nullopt;
   c.reason = table + " takes about " + seconds_text(seconds) + ", the two-list about " + seconds_text(two_list);
+  return c;
+}
+
+// --backend cuda --algorithm dp: the device's dynamic program on the reduced instance `r`, its
+// tables (bitset_dp_cuda.hpp) within the device's room. No count on the device.
+choice cuda_dp_choice(const problem& p, const reduction& r, const solve_options& options, int device,
+                      const device_probe& probe) {
+  if (options.count) {
+    throw backend_unavailable("the dynamic program counts on the host only (--backend cpu)");
+  }
+  choice c;
+  c.algo = algorithm::dynamic_programming;
+  c.where = backend::cuda;
+  c.device = device;
+  c.totals = totals_of(p);  // throws when the total reaches 2^127
+  if (c.totals.out_of_range()) return c;  // choose() words the reason
+  c.reduced = r;
+  if (r.outcome != reduction::verdict::open) {
+    c.reason = "the reductions answer it without a table: " + joined(r.applied);
+    return c;
+  }
+  const double bytes = r.bound <= uint128(dp_most_sums) ? dp_cuda_planned_bytes(r) : std::ldexp(1.0, 127);
+  const double room = room_within(probe.room(device), options);
+  check_plan_fits("the dynamic program on CUDA device " + std::to_string(device), p.weights.size(), bytes, room);
+  c.reason = "the cuda backend and the dynamic program were asked for; a dynamic-programming table of " +
+             count_text(double(r.bound) + 1) + " sums (" + format_bytes(bytes) + ") fits the " + format_bytes(room) +
+             " available on CUDA device " + std::to_string(device) +
+             (r.applied.empty() ? "" : " after " + joined(r.applied));
+  return c;
+}
+
+// Under automatic: the host's dynamic-programming plan `host`, or the device's when the host
+// would need longer than a CUDA start-up plus the device's estimate and the tables fit device 0.
+choice device_dp_if_it_pays(const problem& p, const reduction& r, const solve_options& options,
+                            const device_probe& probe, choice host) {
+  if (options.count || host.out_of_range || r.outcome != reduction::verdict::open || !cuda_compiled()) return host;
+  if (host.estimate <= cuda_start_seconds) return host;
+  const double device = cuda_start_seconds + dp_cuda_seconds(r);
+  if (device >= host.estimate || r.bound > uint128(dp_most_sums)) return host;
+  try {
+    if (!probe.present() || dp_cuda_planned_bytes(r) > room_within(probe.room(0), options)) return host;
+  } catch (const cuda_error&) {
+    return host;  // a device that cannot be asked is no device for automatic
+  }
+  choice c = cuda_dp_choice(p, r, options, 0, probe);
+  c.reason = "the host's dynamic program would take about " + seconds_text(host.estimate) + ", the device's about " +
+             seconds_text(device) + " with its start-up; " + c.reason.substr(c.reason.find("a dynamic-programming"));
   return c;
 }
 
@@ -309,9 +358,6 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
       options.algo != algorithm::four_list && options.algo != algorithm::dynamic_programming) {
     throw std::invalid_argument("unknown algorithm");
   }
-  if (options.algo == algorithm::dynamic_programming && which == backend::cuda) {
-    throw backend_unavailable("the dynamic program runs on the host only");
-  }
   if (which != backend::cuda && which != backend::automatic && which != backend::cpu) {
     throw std::invalid_argument("unknown backend");
   }
@@ -326,6 +372,7 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
   const problem q = open ? reduced_problem(r) : p;
   std::optional<choice> dp;
   if (which != backend::cuda) dp = dp_choice(p, q, r, options, threads);
+  if (dp && which == backend::automatic) dp = device_dp_if_it_pays(p, r, options, probe, std::move(*dp));
   choice c;
   if (dp) {
     c = std::move(*dp);
@@ -336,6 +383,10 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
     case backend::cuda: {
       if (!cuda_compiled()) throw backend_unavailable("this build of ssum has no CUDA backend");
       if (!probe.present()) throw backend_unavailable("no CUDA device is present");
+      if (options.algo == algorithm::dynamic_programming) {
+        c = cuda_dp_choice(p, r, options, device, probe);
+        break;
+      }
       c.where = backend::cuda;
       c.device = device;
       c.threads = threads;

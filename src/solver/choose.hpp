@@ -30,6 +30,7 @@ struct choice {
   flipped_totals totals;                 // totals_of(p), for the solver
   bool out_of_range = false;             // infeasible: answered without building any list
   bool settled = false;                  // the reductions answer it (reduced.outcome, .answer)
+  double estimate = 0;                   // dynamic_programming on the host: its model's seconds
   bool balanced = false;                 // dynamic_programming: Pisinger's balanced program, not
                                          // the bitset (plan().algorithm "balanced-dp")
   reduction reduced;                     // the reductions (outcome open: the dp runs on them)

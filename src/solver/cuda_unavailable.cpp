@@ -1,4 +1,7 @@
 // Built instead of src/cuda/ when CUDA is not found or switched off.
+#include <cmath>
+
+#include "solver/dp/bitset_dp_cuda.hpp"
 #include "solver/four_list/four_list_cuda.hpp"
 #include "solver/cuda_room.hpp"
 #include "solver/two_list/two_list_cuda.hpp"
@@ -26,6 +29,10 @@ solution solve_four_list_cuda(const cuda&, const problem&, const flipped_totals&
   throw backend_unavailable("this build of ssum has no CUDA backend");
 }
 double cuda_solver_room(int) { return 0; }
+double dp_cuda_seconds(const reduction&) { return std::ldexp(1.0, 127); }
+solution solve_dp(const cuda&, const problem&, const reduction&, const solve_options&, dp_cuda_stats*) {
+  throw backend_unavailable("this build of ssum has no CUDA backend");
+}
 }  // namespace detail
 
 }  // namespace ssum

@@ -10,6 +10,7 @@
 #include "solver/choose.hpp"
 #include "solver/dp/balanced_dp.hpp"
 #include "solver/dp/bitset_dp.hpp"
+#include "solver/dp/bitset_dp_cuda.hpp"
 #include "solver/dp/count_dp.hpp"
 #include "solver/four_list/four_list_cpu.hpp"
 #include "solver/four_list/four_list_cuda.hpp"
@@ -92,6 +93,7 @@ solution run_on_host(const cpu& policy, const problem& original, const detail::c
 solution run_on_device(const cuda& policy, const problem& original, const detail::choice& c,
                        const solve_options& options) {
   if (std::optional<solution> answer = settled(c, options)) return *answer;
+  if (c.algo == algorithm::dynamic_programming) return detail::solve_dp(policy, original, c.reduced, options);
   const problem& p = c.reduced_instance ? c.instance : original;
   return mapped_back(original, c,
                      c.algo == algorithm::four_list ? detail::solve_four_list_cuda(policy, p, c.totals, options)
