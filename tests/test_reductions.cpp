@@ -12,6 +12,7 @@
 #include "small_instances.hpp"
 #include "solver/frame.hpp"
 #include "solver/reductions.hpp"
+#include "ssum/generate.hpp"
 #include "ssum/solve.hpp"
 
 using namespace ssum_test;
@@ -280,4 +281,21 @@ TEST(Reductions, GroupedEqualWeightsReachTheSameSums) {
   const reduction g = ssum::detail::group_equal_weights(ssum::detail::reduce(p, ssum::detail::totals_of(p)));
   EXPECT_EQ(g.copies.size(), 4u);
   EXPECT_TRUE(lists(g, "equal weights grouped (12 items into 4)"));
+}
+
+// The count test settles the Avis class (every k-subset's sum in a band narrower than one
+// weight) without a table, and never calls a feasible instance infeasible.
+TEST(Reductions, TheCountTestSettlesNarrowBands) {
+  for (const std::size_t n : {10, 11, 100, 1000, 10000}) {
+    const ssum::problem p = ssum::generate("avis", n, std::nullopt, 1);
+    const reduction r = ssum::detail::reduce(p, ssum::detail::totals_of(p));
+    EXPECT_EQ(r.outcome, reduction::verdict::infeasible) << n;
+    EXPECT_TRUE(lists(r, "no number of items reaches the target")) << n;
+  }
+  const auto band = make_problem({100, 101, 102}, 150);  // one item is below, two above
+  EXPECT_EQ(ssum::detail::reduce(band, ssum::detail::totals_of(band)).outcome, reduction::verdict::infeasible);
+  expect_reduction_sound(band);
+  const auto edge = make_problem({100, 101, 102}, 201);  // 100 + 101: the lightest pair exactly
+  EXPECT_EQ(ssum::detail::reduce(edge, ssum::detail::totals_of(edge)).outcome, reduction::verdict::open);
+  expect_reduction_sound(edge);
 }

@@ -396,7 +396,9 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
       break;
     }
     case backend::automatic:
-      c = automatic_choice(q, options, threads, probe);
+      // What the reductions settle needs no list, and so no device either.
+      c = reducible && !open ? host_choice(q, options, threads, "the reductions settle it")
+                             : automatic_choice(q, options, threads, probe);
       break;
     default:
       throw std::invalid_argument("unknown backend");

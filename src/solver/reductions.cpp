@@ -35,6 +35,21 @@ std::size_t keep_light_items(const problem& p, uint128 g, reduction& r) {
   return heavy;
 }
 
+// Whether some k has the sum of the k lightest weights at most `target` and the sum of the
+// k heaviest at least it: without such a k no subset can reach it (the test that settles the
+// Avis and other equal-width classes, where every k-subset's sum lies in a narrow band).
+bool reachable_by_some_count(std::vector<uint128> w, uint128 target) {
+  std::sort(w.begin(), w.end());
+  uint128 light = 0, heavy = 0;
+  for (std::size_t k = 0;; ++k) {
+    if (light > target) return false;   // the k lightest already exceed it, and so every k
+    if (heavy >= target) return true;   // lightest <= target <= heaviest for this k
+    if (k == w.size()) return false;
+    light += w[k];
+    heavy += w[w.size() - 1 - k];
+  }
+}
+
 // Zero-sum: the nonzero items, divided by g, kept when not above the smaller side's sum.
 reduction reduce_zero_sum(const problem& p, reduction r, uint128 g) {
   uint128 positive = 0, negative = 0;
@@ -103,6 +118,11 @@ reduction reduce(const problem& p, const flipped_totals& totals) {
   r.bound = target;
   if (const std::size_t heavy = keep_light_items(p, g, r)) {
     r.applied.push_back("items heavier than the target removed (" + std::to_string(heavy) + ")");
+  }
+  if (!reachable_by_some_count(r.weights, r.bound)) {
+    r.outcome = reduction::verdict::infeasible;
+    r.applied.push_back("no number of items reaches the target: for every k, the k lightest exceed it or the "
+                        "k heaviest fall short");
   }
   return r;
 }

@@ -10,7 +10,9 @@
 //                              infeasible);
 //   negative weights flipped   |w| taken by default: target' = target + sum |negative w|;
 //   the complement             total - target' when that is smaller (the items left out);
-//   heavy items removed        a non-negative item above the target can never take part.
+//   heavy items removed        a non-negative item above the target can never take part;
+//   the count test             infeasible when no k has the k lightest at most the target
+//                              and the k heaviest at least it.
 // Zero-sum (no target): a zero weight is itself the answer; otherwise, after the gcd, a
 // non-empty subset sums to zero exactly when some sum s > 0 is reached by positive items and
 // by negative magnitudes alike, so s <= min(sum of positives, sum of |negatives|) and items

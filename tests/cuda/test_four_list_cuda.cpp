@@ -250,7 +250,8 @@ TEST(CudaFourList, AutomaticTakesItWhenTheTwoListsDoNotFit) {
 
 TEST(CudaFourList, RefusesWhatItCannotDo) {
   SKIP_WITHOUT_DEVICE();
-  const ssum::problem wide{{INT64_MAX, INT64_MAX, INT64_MAX}, int128(INT64_MAX) * 3};
+  // Totals of 2^65 that no reduction shrinks (gcd 1, no item above the target, which is half).
+  const ssum::problem wide{{INT64_MAX, INT64_MAX - 1, INT64_MAX - 2, INT64_MAX - 3}, int128(INT64_MAX) * 2 - 3};
   EXPECT_THROW(ssum::solve(ssum::cuda{}, wide, four_list()), ssum::backend_unavailable);
   try {
     ssum::solve(ssum::cuda{}, wide, four_list());

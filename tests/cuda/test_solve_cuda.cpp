@@ -196,7 +196,8 @@ TEST(CudaSolve, UniqueSolutionsInHugeLists) {
 
 TEST(CudaSolve, RefusesWhatItCannotDo) {
   SKIP_WITHOUT_DEVICE();
-  const ssum::problem wide{{INT64_MAX, INT64_MAX, INT64_MAX}, int128(INT64_MAX) * 3};
+  // Totals of 2^65 that no reduction shrinks (gcd 1, no item above the target, which is half).
+  const ssum::problem wide{{INT64_MAX, INT64_MAX - 1, INT64_MAX - 2, INT64_MAX - 3}, int128(INT64_MAX) * 2 - 3};
   EXPECT_THROW(ssum::solve(ssum::cuda{}, wide), ssum::backend_unavailable);
   // 127-bit weights: sums beyond 64 bits are the host's; a total of 2^127 is nobody's.
   const int128 two_126 = int128(1) << 126;
