@@ -133,7 +133,8 @@ TEST(Choose, MoreThan120ItemsGoToTheDynamicProgram) {
   } catch (const std::invalid_argument& e) {
     EXPECT_EQ(std::string(e.what()), "the four-list algorithm takes at most 120 items");
   }
-  ssum::problem wide{{}, int128(1) << 61};  // distinct odd weights: the gcd is 1
+  // Distinct odd weights (the gcd is 1), the target the lightest two (the count test passes).
+  ssum::problem wide{{}, (int128(1) << 61) + 4};
   for (int i = 0; i < 121; ++i) wide.weights.push_back((int128(1) << 60) + 2 * i + 1);
   try {
     choose(wide, {}, ssum::backend::cpu, 1, 0);
