@@ -218,3 +218,16 @@ TEST(Choose, SolutionsCarryThePlanTheyRan) {
 }
 
 }  // namespace
+
+// Left to choose, a two-list that one thread finishes within a millisecond runs on one (a
+// team's start costs more); asked-for threads are kept, and larger lists get them all.
+TEST(Choose, SmallTwoListsRunOnOneThreadUnlessThreadsAreAsked) {
+  const ssum::problem small = ssum::generate("random", 24, std::nullopt, 1);
+  const choice c = choose(small, {}, ssum::backend::cpu, 0, 0);
+  EXPECT_EQ(c.algo, ssum::algorithm::two_list);
+  EXPECT_EQ(c.threads, 1u);
+  EXPECT_TRUE(contains(c.reason, "one thread")) << c.reason;
+  EXPECT_EQ(choose(small, {}, ssum::backend::cpu, 2, 0).threads, 2u);
+  const ssum::problem large = ssum::generate("random", 40, std::nullopt, 1);
+  EXPECT_EQ(choose(large, {}, ssum::backend::cpu, 0, 0).threads, ssum::resolved_threads(ssum::cpu{}));
+}

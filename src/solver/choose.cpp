@@ -295,6 +295,16 @@ choice host_choice(const problem& p, const solve_options& options, unsigned thre
   c.totals = totals ? *totals : totals_of(p);  // throws when the total reaches 2^127
   choose_host_algorithm(p, options, c);
   if (!why.empty()) c.reason = why + "; " + c.reason;
+  // Threads left to the solver (0): a two-list that one thread finishes within a millisecond
+  // gets one, since starting a team costs more than it saves (docs/performance.md, "Choosing
+  // the backend": n = 24 on the H200 machine's 16-core host, 1.1 ms with all threads against
+  // 0.12 ms for one).
+  if (threads == 0 && c.threads > 1 && c.algo == algorithm::two_list && !options.count &&
+      host_two_list_seconds(p.weights.size(), 1) < 1e-3) {
+    c.threads = 1;
+    c.reason += "; one thread, as the lists take about " + seconds_text(host_two_list_seconds(p.weights.size(), 1)) +
+                " on one";
+  }
   return c;
 }
 

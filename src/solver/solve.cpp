@@ -115,7 +115,7 @@ solution checked(const problem& p, solution result, const detail::choice& c) {
 
 solution solve(const cpu& policy, const problem& p, const solve_options& options) {
   const detail::choice c = detail::choose(p, options, backend::cpu, policy.threads, 0);
-  return checked(p, run_on_host(policy, p, c, options), c);
+  return checked(p, run_on_host(cpu{c.threads}, p, c, options), c);
 }
 
 solution solve(const cuda& policy, const problem& p, const solve_options& options) {
@@ -126,7 +126,7 @@ solution solve(const cuda& policy, const problem& p, const solve_options& option
 solution solve(backend which, unsigned threads, const problem& p, const solve_options& options) {
   const detail::choice c = detail::choose(p, options, which, threads, 0);
   if (c.where == backend::cuda) return checked(p, run_on_device(cuda{}, p, c, options), c);
-  return checked(p, run_on_host(cpu{threads}, p, c, options), c);
+  return checked(p, run_on_host(cpu{c.threads}, p, c, options), c);
 }
 
 }  // namespace ssum
