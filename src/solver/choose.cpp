@@ -296,9 +296,9 @@ choice host_choice(const problem& p, const solve_options& options, unsigned thre
   choose_host_algorithm(p, options, c);
   if (!why.empty()) c.reason = why + "; " + c.reason;
   // Threads left to the solver (0): a two-list that one thread finishes within a millisecond
-  // gets one, since starting a team costs more than it saves (docs/performance.md, "Choosing
-  // the backend": n = 24 on the H200 machine's 16-core host, 1.1 ms with all threads against
-  // 0.12 ms for one).
+  // gets one, since starting a team costs more than it saves (docs/solve-time.json, measured
+  // on the H200 machine's 16-core host: n = 24 took 1.1 ms on 16 threads, the sequential
+  // reference 0.12 ms).
   if (threads == 0 && c.threads > 1 && c.algo == algorithm::two_list && !options.count &&
       host_two_list_seconds(p.weights.size(), 1) < 1e-3) {
     c.threads = 1;
