@@ -3,6 +3,8 @@
 // the device rules are checked on machines without one (in builds with the CUDA backend).
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -230,4 +232,31 @@ TEST(Choose, SmallTwoListsRunOnOneThreadUnlessThreadsAreAsked) {
   EXPECT_EQ(choose(small, {}, ssum::backend::cpu, 2, 0).threads, 2u);
   const ssum::problem large = ssum::generate("random", 40, std::nullopt, 1);
   EXPECT_EQ(choose(large, {}, ssum::backend::cpu, 0, 0).threads, ssum::resolved_threads(ssum::cpu{}));
+}
+
+// Under automatic the dynamic program goes to the device when the host's would take longer
+// than a CUDA start-up plus the device's model, and its tables fit there; else, or when
+// counting, or without a device, it stays on the host.
+TEST(Choose, TheDynamicProgramGoesToTheDeviceWhenItPays) {
+  ssum::problem p;  // zero-sum (the balanced program takes targets only): two tables of 2.5e8 sums
+  std::mt19937_64 rng(3);
+  for (int i = 0; i < 1000; ++i) p.weights.push_back(int128(1 + rng() % 1000000) * (i % 2 ? 1 : -1));
+  const choice host = choose(p, {}, ssum::backend::cpu, 2, 0);
+  ASSERT_EQ(host.algo, ssum::algorithm::dynamic_programming);
+  ASSERT_GT(host.estimate, ssum::detail::cuda_start_seconds) << host.reason;
+  if (!ssum::cuda_compiled()) GTEST_SKIP() << "the device rules need a build with the CUDA backend";
+  fake_device dev;
+  const choice c = choose(p, {}, ssum::backend::automatic, 2, 0, dev.probe());
+  EXPECT_EQ(c.algo, ssum::algorithm::dynamic_programming);
+  EXPECT_EQ(c.where, ssum::backend::cuda);
+  EXPECT_TRUE(contains(c.reason, "the host's dynamic program would take about")) << c.reason;
+  dev.room = 1 << 20;  // the tables do not fit the device
+  EXPECT_EQ(choose(p, {}, ssum::backend::automatic, 2, 0, dev.probe()).where, ssum::backend::cpu);
+  dev.room = 16.0 * (1ull << 30);
+  dev.present = false;
+  EXPECT_EQ(choose(p, {}, ssum::backend::automatic, 2, 0, dev.probe()).where, ssum::backend::cpu);
+  // A small table answers on the host before a device could start.
+  const ssum::problem small = ssum::generate("pthree", 1000, std::nullopt, 1);
+  dev.present = true;
+  EXPECT_EQ(choose(small, {}, ssum::backend::automatic, 2, 0, dev.probe()).where, ssum::backend::cpu);
 }
