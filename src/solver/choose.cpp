@@ -148,8 +148,8 @@ std::string two_list_sums_text(std::size_t n) { return "2^" + std::to_string((n 
 // millisecond (below that either answers at once, and the two-list keeps small instances).
 // Empty: the meet-in-the-middle algorithms decide as before. `r`: the reductions of `p`
 // (outcome open unless they settled it); `q`: what is left for meet-in-the-middle.
-std::optional<choice> dp_choice(const problem& p, const problem& q, const reduction& reduced,
-                                const solve_options& options, unsigned threads) {
+std::optional<choice> dp_choice(const problem& p, const flipped_totals& totals, const problem& q,
+                                const reduction& reduced, const solve_options& options, unsigned threads) {
   const std::size_t n = p.weights.size(), left = q.weights.size();
   const bool named = options.algo == algorithm::dynamic_programming;
   // A count beyond most_items has only the dynamic program; below, automatic keeps the
@@ -159,7 +159,6 @@ std::optional<choice> dp_choice(const problem& p, const problem& q, const reduct
   if (options.count && !count_dp_available()) {
     throw backend_unavailable("this build of ssum has no GMP (libgmp-dev): the dynamic program cannot count");
   }
-  const flipped_totals totals = totals_of(p);
   choice c;
   c.algo = algorithm::dynamic_programming;
   c.where = backend::cpu;
@@ -225,10 +224,15 @@ std::optional<choice> dp_choice(const problem& p, const problem& q, const reduct
   return c;
 }
 
-// --backend cuda --algorithm dp: the device's dynamic program on the reduced instance `r`, its
-// tables (bitset_dp_cuda.hpp) within the device's room. No count on the device.
-choice cuda_dp_choice(const problem& p, const reduction& r, const solve_options& options, int device,
-                      const device_probe& probe) {
+// The device's dynamic-programming tables for `r` (bitset_dp_cuda.hpp); 2^127 beyond dp_most_sums.
+double cuda_dp_bytes(const reduction& r) {
+  return r.bound <= uint128(dp_most_sums) ? dp_cuda_planned_bytes(r) : std::ldexp(1.0, 127);
+}
+
+// The device's dynamic program on the reduced instance `r`, its tables within the device's
+// room; `why` opens the reason. No count on the device.
+choice cuda_dp_choice(const problem& p, const flipped_totals& totals, const reduction& r, const solve_options& options,
+                      int device, const device_probe& probe, const std::string& why) {
   if (options.count) {
     throw backend_unavailable("the dynamic program counts on the host only (--backend cpu)");
   }
@@ -236,17 +240,17 @@ choice cuda_dp_choice(const problem& p, const reduction& r, const solve_options&
   c.algo = algorithm::dynamic_programming;
   c.where = backend::cuda;
   c.device = device;
-  c.totals = totals_of(p);  // throws when the total reaches 2^127
-  if (c.totals.out_of_range()) return c;  // choose() words the reason
+  c.totals = totals;
+  if (totals.out_of_range()) return c;  // choose() words the reason
   c.reduced = r;
   if (r.outcome != reduction::verdict::open) {
     c.reason = "the reductions answer it without a table: " + joined(r.applied);
     return c;
   }
-  const double bytes = r.bound <= uint128(dp_most_sums) ? dp_cuda_planned_bytes(r) : std::ldexp(1.0, 127);
+  const double bytes = cuda_dp_bytes(r);
   const double room = room_within(probe.room(device), options);
   check_plan_fits("the dynamic program on CUDA device " + std::to_string(device), p.weights.size(), bytes, room);
-  c.reason = "the cuda backend and the dynamic program were asked for; a dynamic-programming table of " +
+  c.reason = why + "; a dynamic-programming table of " +
              count_text(double(r.bound) + 1) + " sums (" + format_bytes(bytes) + ") fits the " + format_bytes(room) +
              " available on CUDA device " + std::to_string(device) +
              (r.applied.empty() ? "" : " after " + joined(r.applied));
@@ -255,21 +259,20 @@ choice cuda_dp_choice(const problem& p, const reduction& r, const solve_options&
 
 // Under automatic: the host's dynamic-programming plan `host`, or the device's when the host
 // would need longer than a CUDA start-up plus the device's estimate and the tables fit device 0.
-choice device_dp_if_it_pays(const problem& p, const reduction& r, const solve_options& options,
-                            const device_probe& probe, choice host) {
+choice device_dp_if_it_pays(const problem& p, const flipped_totals& totals, const reduction& r,
+                            const solve_options& options, const device_probe& probe, choice host) {
   if (options.count || host.out_of_range || r.outcome != reduction::verdict::open || !cuda_compiled()) return host;
   if (host.estimate <= cuda_start_seconds) return host;
   const double device = cuda_start_seconds + dp_cuda_seconds(r);
-  if (device >= host.estimate || r.bound > uint128(dp_most_sums)) return host;
+  if (device >= host.estimate) return host;  // beyond dp_most_sums the model is 2^127
   try {
-    if (!probe.present() || dp_cuda_planned_bytes(r) > room_within(probe.room(0), options)) return host;
+    if (!probe.present() || cuda_dp_bytes(r) > room_within(probe.room(0), options)) return host;
   } catch (const cuda_error&) {
     return host;  // a device that cannot be asked is no device for automatic
   }
-  choice c = cuda_dp_choice(p, r, options, 0, probe);
-  c.reason = "the host's dynamic program would take about " + seconds_text(host.estimate) + ", the device's about " +
-             seconds_text(device) + " with its start-up; " + c.reason.substr(c.reason.find("a dynamic-programming"));
-  return c;
+  return cuda_dp_choice(p, totals, r, options, 0, probe,
+                        "the host's dynamic program would take about " + seconds_text(host.estimate) +
+                            ", the device's about " + seconds_text(device) + " with its start-up");
 }
 
 void refuse_beyond_most_items(const problem& p, algorithm algo) {
@@ -381,8 +384,8 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
   const bool open = reducible && r.outcome == reduction::verdict::open;
   const problem q = open ? reduced_problem(r) : p;
   std::optional<choice> dp;
-  if (which != backend::cuda) dp = dp_choice(p, q, r, options, threads);
-  if (dp && which == backend::automatic) dp = device_dp_if_it_pays(p, r, options, probe, std::move(*dp));
+  if (which != backend::cuda) dp = dp_choice(p, totals, q, r, options, threads);
+  if (dp && which == backend::automatic) dp = device_dp_if_it_pays(p, totals, r, options, probe, std::move(*dp));
   choice c;
   if (dp) {
     c = std::move(*dp);
@@ -394,7 +397,8 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
       if (!cuda_compiled()) throw backend_unavailable("this build of ssum has no CUDA backend");
       if (!probe.present()) throw backend_unavailable("no CUDA device is present");
       if (options.algo == algorithm::dynamic_programming) {
-        c = cuda_dp_choice(p, r, options, device, probe);
+        c = cuda_dp_choice(p, totals, r, options, device, probe,
+                           "the cuda backend and the dynamic program were asked for");
         break;
       }
       c.where = backend::cuda;
