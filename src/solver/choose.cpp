@@ -123,10 +123,6 @@ void choose_cuda_algorithm(const problem& p, const solve_options& options, const
   c.reason += "; the four-list works in batches sized to the room";
 }
 
-bool has_zero_weight(const problem& p) {
-  return std::find(p.weights.begin(), p.weights.end(), int128(0)) != p.weights.end();
-}
-
 std::string count_text(double v) {
   char text[32];
   if (v < 1e5) std::snprintf(text, sizeof text, "%.0f", v);
@@ -380,7 +376,7 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
   const flipped_totals totals = totals_of(p);  // throws when the total reaches 2^127
   reduction r;
   if (!totals.out_of_range()) r = options.count ? count_reduction(p, totals) : reduce(p, totals);
-  const bool reducible = !totals.out_of_range() && !(options.count && has_zero_weight(p));
+  const bool reducible = !totals.out_of_range() && !(options.count && r.zero_weights > 0);
   const bool open = reducible && r.outcome == reduction::verdict::open;
   const problem q = open ? reduced_problem(r) : p;
   std::optional<choice> dp;
