@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <mutex>
 #include <fstream>
 #include <optional>
 #include <string>
@@ -45,9 +47,11 @@ std::optional<std::uint64_t> own_usage(const std::string& field) {
   return std::nullopt;
 }
 
-}  // namespace
+// Asked afresh at most every 50 ms: reading /proc and the cgroup files costs some 20 us, more
+// than a whole small solve, and a plan asks several times.
+constexpr auto refresh_interval = std::chrono::milliseconds(50);
 
-std::uint64_t available_host_memory() {
+std::uint64_t measure_available_host_memory() {
   std::uint64_t best = UINT64_MAX;
   if (auto m = mem_available()) best = *m;
   else best = std::uint64_t(sysconf(_SC_AVPHYS_PAGES)) * std::uint64_t(sysconf(_SC_PAGESIZE));
@@ -71,6 +75,21 @@ std::uint64_t available_host_memory() {
     best = std::min(best, cap > used ? cap - used : 0);
   }
   return best;
+}
+
+}  // namespace
+
+std::uint64_t available_host_memory() {
+  static std::mutex lock;
+  static std::chrono::steady_clock::time_point asked{};
+  static std::uint64_t answer = 0;
+  const auto now = std::chrono::steady_clock::now();
+  const std::lock_guard<std::mutex> hold(lock);
+  if (asked == std::chrono::steady_clock::time_point{} || now - asked >= refresh_interval) {
+    answer = measure_available_host_memory();
+    asked = now;
+  }
+  return answer;
 }
 
 double host_plan_room(std::uint64_t limit) {
