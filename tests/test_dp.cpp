@@ -3,6 +3,7 @@
 // shifts, and the refusals, cancellation and progress around it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <random>
 #include <string>
@@ -231,5 +232,47 @@ TEST(Dp, MatchesTheBellmanAndBitsetReferences) {
     const ssum::solution s = solve_dp(p, 1 + trial % 2);
     EXPECT_EQ(s.feasible, bellman);
     if (s.feasible) EXPECT_TRUE(ssum::is_certificate(p, s.subset));
+  }
+}
+
+// The certificate is recovered from the checkpoints of the forward pass (linear space): with
+// every checkpoint count the memory limit allows (1 to 8), through the recursion of the
+// recovery (thousands of items, rows beyond the recovery's budget), with the odd item that
+// must be taken first, last or in the middle, and on zero-sum instances (two tables).
+TEST(Dp, RecoversTheCertificateFromCheckpointsInAnyMemory) {
+  std::mt19937_64 rng(21);
+  for (int trial = 0; trial < 8; ++trial) {
+    ssum::problem p;
+    const std::size_t n = 1500 + rng() % 2500;
+    const bool zero_sum = trial % 4 == 3;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::int64_t w = 2 * uniform(rng, 1, 2500);  // even: the odd item below is needed
+      p.weights.push_back(zero_sum && (rng() & 1) ? -w : w);
+    }
+    const std::size_t odd = trial % 3 == 0 ? 0 : trial % 3 == 1 ? n - 1 : n / 2;
+    p.weights[odd] += 1;
+    if (!zero_sum) {
+      int128 total = 0;
+      for (const int128 w : p.weights) total += w;
+      p.target = total / 3 | 1;
+    }
+    SCOPED_TRACE(describe(p));
+    const auto totals = ssum::detail::totals_of(p);
+    const ssum::detail::reduction r = ssum::detail::reduce(p, totals);
+    ASSERT_EQ(r.outcome, ssum::detail::reduction::verdict::open);
+    const double smallest = ssum::detail::dp_planned_bytes(r, 0);
+    const double row = (double(r.bound) / 64 + 1) * 8 * (r.zero_sum ? 2 : 1);
+    for (int extra = 0; extra <= 8; extra += 1 + trial % 3) {
+      ssum::solve_options o;
+      o.memory_limit = std::uint64_t(smallest + extra * row + 1);
+      SCOPED_TRACE("checkpoints " + std::to_string(1 + extra));
+      const ssum::solution s = ssum::detail::solve_dp(ssum::cpu{1 + unsigned(trial % 2)}, p, r, o);
+      ASSERT_TRUE(s.feasible);
+      EXPECT_TRUE(ssum::is_certificate(p, s.subset));
+      if (!zero_sum) {
+        EXPECT_TRUE(std::find(s.subset.begin(), s.subset.end(), odd) != s.subset.end());
+      }
+      EXPECT_LE(double(s.planned_bytes), double(o.memory_limit));
+    }
   }
 }

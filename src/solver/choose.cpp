@@ -176,7 +176,7 @@ std::optional<choice> dp_choice(const problem& p, const flipped_totals& totals, 
   const double room = host_plan_room(options.memory_limit);
   const reduction grouped = options.count ? reduced : group_equal_weights(reduced);
   double bytes = options.count                            ? count_dp_planned_bytes(grouped)
-                 : grouped.bound <= uint128(dp_most_sums) ? dp_planned_bytes(grouped)
+                 : grouped.bound <= uint128(dp_most_sums) ? dp_planned_bytes(grouped, room)
                                                           : std::ldexp(1.0, 127);
   double seconds = options.count ? count_dp_seconds(grouped) : dp_seconds(grouped, c.threads);
   bool fits = bytes <= room;

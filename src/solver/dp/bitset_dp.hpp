@@ -4,11 +4,14 @@
 //
 // Bit s of the table says that some subset of the items so far sums to s, 0 <= s <= T. Item
 // i adds its weight w to every reachable sum: bits |= bits << w, computed only over the words
-// it can change (from w up to min(T, the sum of the items so far)). For each sum the table
-// keeps the first item that reached it; when s was first reached by item i, s - w_i was
-// already reachable with items before i, so walking back s -= w_{first[s]} from T ends at 0
-// with distinct, strictly decreasing items: a certificate from T/8 + 4(T+1) bytes rather
-// than one bitset per item.
+// it can change (from w up to min(T, the sum of the items so far)). The forward pass keeps
+// only the table and, every n/C items, a copy of it (a checkpoint). The certificate is
+// recovered as Hirschberg recovers an alignment from linear space: the items after the last
+// checkpoint are run again from it over the window of sums that can still lead to the target
+// (target - their total weight .. target), one row per item where those rows fit a budget and
+// by the same scheme, recursively, where they do not; the rows walked back from the target
+// name the items. The window of a segment of k items is about k times the mean weight wide,
+// so recovery costs about 2/C of the forward pass rather than 4 bytes per sum.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -23,13 +26,16 @@ namespace ssum::detail {
 /// its tables would exceed any machine beyond this): 2^40.
 constexpr double dp_most_sums = 1099511627776.0;
 
-/// Bytes the dynamic program plans for a reduced instance: per table (two for zero-sum, one
-/// per side) the bitset (bound/8) and the first-item numbers (4 per sum), and a scratch block
-/// (up to 8 MiB).
-double dp_planned_bytes(const reduction& r);
+/// Bytes the dynamic program plans for a reduced instance within `room` bytes: per table (two
+/// for zero-sum, one per side) the bitset (bound/8) and up to 8 checkpoints of it (32 for small
+/// tables, within 24 MiB; as many as
+/// fit, at least one), the recovery rows (4 tables' worth, at least 1 MiB, twice for the
+/// recursion) and a scratch block (up to 8 MiB). Beyond the room: the smallest plan.
+double dp_planned_bytes(const reduction& r, double room = 1e300);
 
 /// About how long the dynamic program takes on `threads` host threads: word operations
-/// (bound/64 per item) at a rate measured on the host (bitset_dp.cpp).
+/// (bound/64 per item, a quarter more for the recovery) at a rate measured on the host
+/// (bitset_dp.cpp).
 double dp_seconds(const reduction& r, unsigned threads);
 
 /// Solves the reduced instance of `p` (r.outcome == open, r.bound <= dp_most_sums) and maps the
