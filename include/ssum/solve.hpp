@@ -19,8 +19,8 @@ enum class backend { automatic, cpu, cuda };
 /// modular): O(2^(n/4)) memory, the same O(2^(n/2)) time in cache-sized pieces. automatic:
 /// two-list when its plan fits the memory available (or options.memory_limit), else four-list.
 /// dynamic_programming ("dp"; host, or GPU with ssum::cuda): reachable sums 0..T as a bitset after the reductions
-/// (zero weights, gcd, signs, complement, heavy items; solution::reductions), T/8 + 4(T+1)
-/// bytes and about n T / 64 word operations; automatic takes it beyond 120 items, and below
+/// (zero weights, gcd, signs, complement, heavy items; solution::reductions), T/8 bytes and
+/// up to 8 checkpoints of them (the certificate recovered in linear space), and about n T / 64 word operations; automatic takes it beyond 120 items, and below
 /// when it is cheaper than a two-list that would take more than a millisecond. It counts too
 /// (solve_options::count, exact through GMP): (T+1) rows of ceil(n'/64) limbs for n' reduced
 /// items; automatic counts with it beyond 120 items.
