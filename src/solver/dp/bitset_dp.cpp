@@ -81,9 +81,20 @@ void shifted_bits(const std::uint64_t* __restrict bits, std::size_t base, std::u
 // out[j - lo] = cur word j | word j of cur << w, for j in [lo, hi); cur holds words [base, ...).
 void shift_or(const std::uint64_t* __restrict cur, std::size_t base, std::uint64_t* __restrict out, std::size_t lo,
               std::size_t hi, std::size_t q, unsigned r) {
-  shifted_bits(cur, base, out, lo, hi, q, r);
-  const std::uint64_t* __restrict c = cur + (lo - base);
-  for (std::size_t j = 0; j < hi - lo; ++j) out[j] |= c[j];
+  std::size_t j = lo;
+  for (; j < hi && j < base + q + 1; ++j) {  // words whose sources reach below base
+    const std::uint64_t at = j >= base + q ? cur[j - q - base] : 0;
+    const std::uint64_t below = j >= base + q + 1 ? cur[j - q - 1 - base] : 0;
+    out[j - lo] = cur[j - base] | (r == 0 ? at : (at << r) | (below >> (64 - r)));
+  }
+  const std::uint64_t* __restrict b = cur - base;
+  std::uint64_t* __restrict o = out - lo;
+  if (r == 0) {
+    for (; j < hi; ++j) o[j] = b[j] | b[j - q];
+  } else {
+    const unsigned l = 64 - r;
+    for (; j < hi; ++j) o[j] = b[j] | (b[j - q] << r) | (b[j - q - 1] >> l);
+  }
 }
 
 void or_into(std::uint64_t* __restrict bits, const std::uint64_t* __restrict add, std::size_t count) {
