@@ -145,7 +145,9 @@ solution four_list_in_batches(Device& device, const problem& p, const flipped_to
   quarters_of(n, q);
   const std::uint64_t m = modulus_for(largest_modulus_bits(n));
   const std::uint64_t* w = inst.weights.data();
-  const quarter_sums l1(w, q[0], m, false), l2(w, q[1], m, true), l3(w, q[2], m, false), l4(w, q[3], m, true);
+  const std::atomic<bool>* cancel = options.cancel;
+  const quarter_sums l1(w, q[0], m, false, cancel), l2(w, q[1], m, true, cancel);
+  const quarter_sums l3(w, q[2], m, false, cancel), l4(w, q[3], m, true, cancel);
   const quarter_sums* outer[2] = {&l1, &l3};
   const quarter_sums* inner[2] = {&l2, &l4};
   four_list_tables tables;

@@ -267,8 +267,10 @@ solution solve_four_flipped(const cpu& policy, const flipped_instance<Sum>& inst
   const std::uint64_t m = modulus_for(modulus_bits);
 
   auto t0 = clock_type::now();
-  const quarter_list<Sum> l1(inst.weights.data(), q[0], m, false), l2(inst.weights.data(), q[1], m, true);
-  const quarter_list<Sum> l3(inst.weights.data(), q[2], m, false), l4(inst.weights.data(), q[3], m, true);
+  const Sum* w = inst.weights.data();
+  const std::atomic<bool>* cancel = options.cancel;
+  const quarter_list<Sum> l1(w, q[0], m, false, cancel), l2(w, q[1], m, true, cancel);
+  const quarter_list<Sum> l3(w, q[2], m, false, cancel), l4(w, q[3], m, true, cancel);
   result.seconds.generate = seconds_since(t0);
 
   // The empty original subset (zero-sum): exactly the flipped items, one quadruple of masks.

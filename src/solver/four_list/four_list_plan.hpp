@@ -3,9 +3,12 @@
 // (solver/four_list/four_list_batches.hpp): how the items are cut into quarters, the prime modulus, and
 // one quarter's sums with their residues and buckets. Host-only.
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
+
+#include "ssum/errors.hpp"
 
 namespace ssum::detail {
 
@@ -72,22 +75,37 @@ struct quarter_list {
   std::vector<std::uint32_t> by_residue;  // masks, ascending residue
   std::vector<std::uint32_t> offset;      // bucket of residue q: by_residue[offset[q], offset[q + 1])
 
-  quarter_list(const Sum* w, const quarter& q, std::uint64_t m, bool bucketed) {
+  // `cancel` is polled every 2^20 sums: a quarter of n = 100 is 2^25 sums, about a second.
+  quarter_list(const Sum* w, const quarter& q, std::uint64_t m, bool bucketed, const std::atomic<bool>* cancel) {
+    const auto poll = [cancel](std::size_t s) {
+      if ((s & ((std::size_t{1} << 20) - 1)) == 0 && cancel && cancel->load(std::memory_order_relaxed)) {
+        throw interrupted();
+      }
+    };
     const std::size_t size = std::size_t{1} << q.count;
     sum.assign(size, 0);
     for (std::size_t j = 0; j < q.count; ++j) {
       const std::size_t half = std::size_t{1} << j;
-      for (std::size_t s = 0; s < half; ++s) sum[half + s] = sum[s] + w[q.first + j];
+      for (std::size_t s = 0; s < half; ++s) {
+        poll(s);
+        sum[half + s] = sum[s] + w[q.first + j];
+      }
     }
     residue.resize(size);
-    for (std::size_t s = 0; s < size; ++s) residue[s] = static_cast<std::uint32_t>(sum[s] % m);
+    for (std::size_t s = 0; s < size; ++s) {
+      poll(s);
+      residue[s] = static_cast<std::uint32_t>(sum[s] % m);
+    }
     if (!bucketed) return;
     offset.assign(m + 1, 0);
     for (std::size_t s = 0; s < size; ++s) ++offset[residue[s] + 1];
     for (std::size_t q2 = 0; q2 < m; ++q2) offset[q2 + 1] += offset[q2];
     by_residue.resize(size);
     std::vector<std::uint32_t> next(offset.begin(), offset.end() - 1);
-    for (std::size_t s = 0; s < size; ++s) by_residue[next[residue[s]]++] = static_cast<std::uint32_t>(s);
+    for (std::size_t s = 0; s < size; ++s) {
+      poll(s);
+      by_residue[next[residue[s]]++] = static_cast<std::uint32_t>(s);
+    }
   }
 };
 
