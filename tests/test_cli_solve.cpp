@@ -297,3 +297,38 @@ TEST(CliSolve, DynamicProgramCounts) {
   EXPECT_TRUE(std::regex_search(r.err, std::regex(R"(the dynamic program for n = 300 needs [0-9.]+ MiB; 64\.0 KiB are available)")))
       << r.err;
 }
+
+// --time-limit: a search that cannot end in time exits 5 with "status": "unknown" and
+// "feasible": null (SAT-solver convention), one that ends in time answers as without it, and
+// a limit that is not a positive number of seconds is refused.
+TEST(CliSolve, TimeLimitAnswersUnknownWithExit5) {
+  const fs::path r100 = write_file("limit100.txt", run("gen random -n 100 --seed 1").out);
+  const auto start = std::chrono::steady_clock::now();
+  auto r = run("solve --json --time-limit 0.3 " + r100.string());
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(r.code, 5) << r.err;
+  const auto out = nlohmann::json::parse(r.out);
+  EXPECT_EQ(out.at("status"), "unknown");
+  EXPECT_TRUE(out.at("feasible").is_null());
+  EXPECT_FALSE(out.contains("subset"));
+  EXPECT_FALSE(out.at("plan").at("algorithm").get<std::string>().empty());
+  EXPECT_LT(took, 0.3 * 1.1 + 1.5);  // 0.2 s of slack is the goal; a loaded machine gets more
+  r = run("solve --time-limit 0.2 " + r100.string());
+  EXPECT_EQ(r.code, 5);
+  EXPECT_EQ(r.out.rfind("unknown: the time limit of 0.2 s ran out", 0), 0u) << r.out;
+
+  const fs::path small = write_file("limit_small.txt", run("gen pthree -n 300").out);
+  r = run("solve --json --time-limit 60 " + small.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out).at("status"), "feasible");
+  EXPECT_EQ(nlohmann::json::parse(r.out).at("feasible"), true);
+  r = run("solve --json --target=-1 " + small.string());  // below every sum of positive weights
+  ASSERT_EQ(r.code, 1) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out).at("status"), "infeasible");
+
+  for (const std::string bad : {"0", "-1", "nan", "inf", "abc", "1e999"}) {
+    r = run("solve --time-limit " + bad + " " + small.string());
+    EXPECT_EQ(r.code, 2) << bad;
+    EXPECT_NE(r.err.find("--time-limit: '" + bad + "' is not a number of seconds"), std::string::npos) << r.err;
+  }
+}

@@ -1,7 +1,8 @@
 // The ssum command line: `ssum solve`, `ssum gen`, `ssum info`.
 // Exit status: 0 a subset was found, 1 proven that none exists, 2 bad usage or bad input,
 // 3 not enough memory or no usable device, 4 internal error (the answer could not be
-// written, too), 130 interrupted. Every failure is one line on stderr.
+// written, too), 5 unknown (--time-limit ran out), 130 interrupted. Every failure is one line
+// on stderr.
 #include <pthread.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <cerrno>
 #include <charconv>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdint>
@@ -29,7 +31,15 @@
 
 namespace {
 
-enum exit_code : int { found = 0, none = 1, bad_input = 2, no_resources = 3, internal = 4, interrupted = 130 };
+enum exit_code : int {
+  found = 0,
+  none = 1,
+  bad_input = 2,
+  no_resources = 3,
+  internal = 4,
+  unknown = 5,
+  interrupted = 130
+};
 
 std::atomic<bool> g_interrupt{false};
 static_assert(std::atomic<bool>::is_always_lock_free, "the SIGINT handler needs a lock-free flag");
@@ -155,7 +165,20 @@ struct solve_args {
   bool progress = false;
   bool count = false;
   std::optional<std::string> memory;
+  std::optional<std::string> time_limit;  // seconds, as given
 };
+
+// "--time-limit 2.5": seconds, a finite number above 0. Empty when the text is anything else.
+std::optional<double> parse_seconds(const std::string& text) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const double seconds = std::strtod(text.c_str(), &end);
+  if (errno != 0 || end != text.c_str() + text.size() || !std::isfinite(seconds) || !(seconds > 0)) {
+    return std::nullopt;
+  }
+  return seconds;
+}
 
 // "--memory 8G": bytes from a number with an optional K, M, G or T (powers of 1024) and an
 // optional B / iB. Empty when the text is anything else.
@@ -194,6 +217,14 @@ int run_solve(const solve_args& args) {
     if (!limit) return fail(bad_input, "--memory: '" + *args.memory + "' is not a size such as 512M or 8G");
     memory_limit = *limit;
   }
+  double time_limit = 0;
+  if (args.time_limit) {
+    const auto seconds = parse_seconds(*args.time_limit);
+    if (!seconds) {
+      return fail(bad_input, "--time-limit: '" + *args.time_limit + "' is not a number of seconds above 0, such as 2.5");
+    }
+    time_limit = *seconds;
+  }
   // The library knows a command-line target: empty input with one is the empty instance.
   const ssum::problem p = ssum::read_problem(args.input, target);
   const ssum::backend which = args.backend == "cpu"    ? ssum::backend::cpu
@@ -208,6 +239,7 @@ int run_solve(const solve_args& args) {
   options.cancel = &g_interrupt;
   options.count = args.count;
   if (memory_limit) options.memory_limit = memory_limit;
+  options.time_limit = time_limit;
   options.on_progress = [&printer](const ssum::progress& pr) { printer(pr); };
 
   std::signal(SIGINT, on_sigint);
@@ -223,12 +255,14 @@ int run_solve(const solve_args& args) {
   if (s.feasible && !ssum::is_certificate(p, s.subset)) {
     return fail(internal, "internal error: the subset found does not verify; no answer is printed");
   }
+  const bool unknown_answer = s.status == ssum::status::unknown;
   const std::string target_text = p.target ? ssum::to_string(*p.target) : "0";
   std::ostringstream answer;
   if (args.json) {
     nlohmann::json out;
     out["version"] = ssum::version;
-    out["feasible"] = s.feasible;
+    out["status"] = unknown_answer ? "unknown" : s.feasible ? "feasible" : "infeasible";
+    out["feasible"] = unknown_answer ? nlohmann::json(nullptr) : nlohmann::json(s.feasible);
     if (s.feasible) out["subset"] = s.subset;
     out["target"] = target_json(p.target);
     out["zero_sum"] = p.zero_sum();
@@ -246,6 +280,13 @@ int run_solve(const solve_args& args) {
     answer << out.dump() << '\n';
   } else {
     const std::string goal = p.zero_sum() ? "0 (a non-empty subset)" : target_text;
+    if (unknown_answer) {
+      char limit[32];
+      std::snprintf(limit, sizeof limit, "%g", time_limit);
+      answer << "unknown: the time limit of " << limit << " s ran out before " << s.algorithm << " on " << s.backend
+             << " found a subset summing to " << goal << " or proved that none exists\n";
+      return write_answer(answer.str(), unknown);
+    }
     if (s.feasible) {
       answer << "feasible: " << s.subset.size() << " of " << p.weights.size() << " items sum to " << goal << '\n';
       answer << "subset (0-based indices):";
@@ -266,7 +307,7 @@ int run_solve(const solve_args& args) {
     answer << s.algorithm << " on " << s.backend << where << " in " << seconds << " s; "
               << (s.feasible ? "the subset was re-verified" : "the search was exhaustive") << '\n';
   }
-  return write_answer(answer.str(), s.feasible ? found : none);
+  return write_answer(answer.str(), unknown_answer ? unknown : s.feasible ? found : none);
 }
 
 int run_gen(const std::string& cls, std::size_t n, std::optional<int> bits, std::uint64_t seed) {
@@ -330,6 +371,8 @@ int main(int argc, char** argv) {
   solve->add_flag("--json", sa.json, "Print one JSON object on stdout");
   solve->add_flag("--progress", sa.progress, "Show stage progress on stderr (default when stderr is a terminal)");
   solve->add_option("--memory", sa.memory, "Memory the solve may use, e.g. 512M or 8G (default: what is free)");
+  solve->add_option("--time-limit", sa.time_limit,
+                    "Seconds the solve may take; when they run out: exit 5, \"status\": \"unknown\" (default: no limit)");
   solve->add_flag("--count", sa.count, "Also count every subset that sums to the target (index sets: equal weights give distinct subsets)");
 
   std::string cls;

@@ -50,7 +50,15 @@ struct solve_options {
   /// Also count every solution (solution::count): an exhaustive pass over the lists after
   /// they are built, on top of the search for one subset.
   bool count = false;
+  /// Seconds the solve may take, from its call (0: no limit). When they run out the solve
+  /// stops as it does for `cancel` and returns status::unknown: no verdict, no subset, no
+  /// count. Throws std::invalid_argument when negative or not finite.
+  double time_limit = 0;
 };
+
+/// A solve's verdict: a verified subset, a proof that there is none, or neither because the
+/// time limit ran out (SAT-solver convention: SAT, UNSAT, UNKNOWN).
+enum class status { feasible, infeasible, unknown };
 
 struct stage_seconds {
   double generate = 0, prune = 0, count = 0, search = 0, recover = 0, total = 0;
@@ -66,7 +74,8 @@ struct solve_plan {
 };
 
 struct solution {
-  bool feasible = false;
+  bool feasible = false;   // status == status::feasible
+  ssum::status status = ssum::status::infeasible;
   std::vector<std::size_t> subset;  // 0-based, ascending; verified with is_certificate()
   std::string algorithm;            // what actually ran, e.g. "two-list"
   std::string backend;              // "cpu" or "cuda"

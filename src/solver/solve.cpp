@@ -2,10 +2,16 @@
 // subset it is about to hand out, so that no caller ever sees an unchecked answer.
 #include "ssum/solve.hpp"
 
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <mutex>
 #include <new>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "solver/choose.hpp"
 #include "solver/dp/balanced_dp.hpp"
@@ -106,27 +112,101 @@ solution checked(const problem& p, solution result, const detail::choice& c) {
     throw std::logic_error(std::string("internal error: the ") + (c.where == backend::cuda ? "CUDA " : "") +
                            "solver's subset does not verify; no answer is given");
   }
+  result.status = result.feasible ? status::feasible : status::infeasible;
   result.plan = c.plan();
   result.reductions = c.reduced.applied;
   return result;
 }
 
+// Runs solve_with(options, plan) under options.time_limit: a watcher thread raises the solve's own
+// cancel flag at the deadline (or when the caller's flag rises), so every algorithm and
+// backend stops the way it stops for Ctrl-C; a stop at the deadline returns status::unknown.
+template <class Solve>
+solution within_time_limit(const solve_options& options, Solve&& solve_with) {
+  const double limit = options.time_limit;
+  if (!(limit >= 0) || !std::isfinite(limit)) {
+    throw std::invalid_argument("the time limit must be a finite number of seconds, 0 or more");
+  }
+  solve_plan plan;  // what was chosen, for an unknown answer too
+  if (limit == 0) return solve_with(options, plan);
+  const auto start = detail::clock_type::now();
+  const auto deadline = start + std::chrono::duration_cast<detail::clock_type::duration>(
+                                    std::chrono::duration<double>(limit));
+  std::atomic<bool> stop{false}, timed_out{false};
+  std::mutex lock;
+  std::condition_variable wake;
+  bool done = false;
+  std::thread watcher([&] {
+    std::unique_lock<std::mutex> hold(lock);
+    while (!done) {
+      if (options.cancel && options.cancel->load()) {
+        stop = true;
+        return;
+      }
+      if (detail::clock_type::now() >= deadline) {
+        timed_out = true;
+        stop = true;
+        return;
+      }
+      // Every 10 ms at most: the caller's flag is only polled.
+      wake.wait_until(hold, std::min(deadline, detail::clock_type::now() + std::chrono::milliseconds(10)));
+    }
+  });
+  const auto finish = [&] {
+    {
+      const std::lock_guard<std::mutex> hold(lock);
+      done = true;
+    }
+    wake.notify_all();
+    watcher.join();
+  };
+  solve_options limited = options;
+  limited.cancel = &stop;
+  try {
+    solution s = solve_with(limited, plan);
+    finish();
+    return s;
+  } catch (const interrupted&) {
+    finish();
+    if (!timed_out) throw;
+  } catch (...) {
+    finish();
+    throw;
+  }
+  solution unknown;
+  unknown.status = status::unknown;
+  unknown.plan = plan;
+  unknown.algorithm = plan.algorithm;
+  unknown.backend = plan.backend;
+  unknown.seconds.total = detail::seconds_since(start);
+  return unknown;
+}
+
 }  // namespace
 
 solution solve(const cpu& policy, const problem& p, const solve_options& options) {
-  const detail::choice c = detail::choose(p, options, backend::cpu, policy.threads, 0);
-  return checked(p, run_on_host(cpu{c.threads}, p, c, options), c);
+  return within_time_limit(options, [&](const solve_options& o, solve_plan& plan) {
+    const detail::choice c = detail::choose(p, o, backend::cpu, policy.threads, 0);
+    plan = c.plan();
+    return checked(p, run_on_host(cpu{c.threads}, p, c, o), c);
+  });
 }
 
 solution solve(const cuda& policy, const problem& p, const solve_options& options) {
-  const detail::choice c = detail::choose(p, options, backend::cuda, 0, policy.device);
-  return checked(p, run_on_device(policy, p, c, options), c);
+  return within_time_limit(options, [&](const solve_options& o, solve_plan& plan) {
+    const detail::choice c = detail::choose(p, o, backend::cuda, 0, policy.device);
+    plan = c.plan();
+    return checked(p, run_on_device(policy, p, c, o), c);
+  });
 }
 
 solution solve(backend which, unsigned threads, const problem& p, const solve_options& options) {
-  const detail::choice c = detail::choose(p, options, which, threads, 0);
-  if (c.where == backend::cuda) return checked(p, run_on_device(cuda{}, p, c, options), c);
-  return checked(p, run_on_host(cpu{c.threads}, p, c, options), c);
+  return within_time_limit(options, [&](const solve_options& o, solve_plan& plan) {
+    const detail::choice c = detail::choose(p, o, which, threads, 0);
+    plan = c.plan();
+    if (c.where == backend::cuda) return checked(p, run_on_device(cuda{}, p, c, o), c);
+    return checked(p, run_on_host(cpu{c.threads}, p, c, o), c);
+  });
 }
 
 }  // namespace ssum
