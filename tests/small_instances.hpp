@@ -107,4 +107,21 @@ inline std::int64_t range_for(int trial) {
   }
 }
 
+// No subset, so the search runs to its end unless stopped: weights that are multiples of 3
+// but one that is 1 more, and a target 2 more than a multiple of 3 (every subset sum is 0 or
+// 1 mod 3). Their gcd is 1, so no reduction settles it. n items of about `bits` bits.
+inline ssum::problem long_no_instance(std::size_t n, int bits, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  ssum::problem p;
+  ssum::int128 total = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t a = uniform(rng, std::int64_t{1} << (bits - 3), (std::int64_t{1} << (bits - 2)) - 1);
+    p.weights.push_back(3 * ssum::int128(a) + (i == 0 ? 1 : 0));
+    total += p.weights.back();
+  }
+  const ssum::int128 half = total / 2;
+  p.target = half - half % 3 + 2;
+  return p;
+}
+
 }  // namespace ssum_test

@@ -304,7 +304,7 @@ TEST(CliSolve, DynamicProgramCounts) {
 TEST(CliSolve, TimeLimitAnswersUnknownWithExit5) {
   const fs::path r100 = write_file("limit100.txt", run("gen random -n 100 --seed 1").out);
   const auto start = std::chrono::steady_clock::now();
-  auto r = run("solve --json --time-limit 0.3 " + r100.string());
+  auto r = run("solve --json --algorithm four-list --time-limit 0.3 " + r100.string());
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_EQ(r.code, 5) << r.err;
   const auto out = nlohmann::json::parse(r.out);
@@ -313,7 +313,7 @@ TEST(CliSolve, TimeLimitAnswersUnknownWithExit5) {
   EXPECT_FALSE(out.contains("subset"));
   EXPECT_FALSE(out.at("plan").at("algorithm").get<std::string>().empty());
   EXPECT_LT(took, 0.3 * 1.1 + 1.5);  // 0.2 s of slack is the goal; a loaded machine gets more
-  r = run("solve --time-limit 0.2 " + r100.string());
+  r = run("solve --algorithm four-list --time-limit 0.2 " + r100.string());
   EXPECT_EQ(r.code, 5);
   EXPECT_EQ(r.out.rfind("unknown: the time limit of 0.2 s ran out", 0), 0u) << r.out;
 
@@ -330,5 +330,19 @@ TEST(CliSolve, TimeLimitAnswersUnknownWithExit5) {
     r = run("solve --time-limit " + bad + " " + small.string());
     EXPECT_EQ(r.code, 2) << bad;
     EXPECT_NE(r.err.find("--time-limit: '" + bad + "' is not a number of seconds"), std::string::npos) << r.err;
+  }
+}
+
+// The dense instances a new user tries first: random weights of 55 bits and more, n = 100 to
+// 10^4, answered by the completion search with a subset that verifies.
+TEST(CliSolve, DenseInstancesAreAnsweredByTheCompletionSearch) {
+  for (const std::string n : {"100", "1000", "10000"}) {
+    const fs::path in = write_file("dense" + n + ".txt", run("gen random -n " + n + " --seed 1").out);
+    const auto r = run("solve --json --time-limit 60 " + in.string());
+    ASSERT_EQ(r.code, 0) << n << ": " << r.err;
+    const auto out = nlohmann::json::parse(r.out);
+    EXPECT_EQ(out.at("algorithm"), "completion");
+    EXPECT_EQ(out.at("status"), "feasible");
+    EXPECT_FALSE(out.at("subset").empty());
   }
 }

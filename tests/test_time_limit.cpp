@@ -19,24 +19,8 @@
 namespace {
 
 using ssum::int128;
+using ssum_test::long_no_instance;
 using ssum_test::uniform;
-
-// No subset, so the search runs to its end unless stopped: weights that are multiples of 3
-// but one that is 1 more, and a target 2 more than a multiple of 3 (every subset sum is 0 or
-// 1 mod 3). Their gcd is 1, so no reduction settles it. n items of about `bits` bits.
-ssum::problem long_no_instance(std::size_t n, int bits, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  ssum::problem p;
-  int128 total = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::int64_t a = uniform(rng, std::int64_t{1} << (bits - 3), (std::int64_t{1} << (bits - 2)) - 1);
-    p.weights.push_back(3 * int128(a) + (i == 0 ? 1 : 0));
-    total += p.weights.back();
-  }
-  const int128 half = total / 2;
-  p.target = half - half % 3 + 2;
-  return p;
-}
 
 double seconds_of(const std::function<void()>& f) {
   const auto start = std::chrono::steady_clock::now();

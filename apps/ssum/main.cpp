@@ -235,6 +235,7 @@ int run_solve(const solve_args& args) {
   options.algo = args.algorithm == "two-list"    ? ssum::algorithm::two_list
                  : args.algorithm == "four-list" ? ssum::algorithm::four_list
                  : args.algorithm == "dp"        ? ssum::algorithm::dynamic_programming
+                 : args.algorithm == "completion" ? ssum::algorithm::completion_search
                                                  : ssum::algorithm::automatic;
   options.cancel = &g_interrupt;
   options.count = args.count;
@@ -363,9 +364,10 @@ int main(int argc, char** argv) {
   solve->add_option("--target", sa.target, "Target sum (overrides the file's); without any target: zero-sum");
   solve->add_option("--backend", sa.backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   solve->add_option("--algorithm", sa.algorithm,
-                    "auto, two-list, four-list (O(2^(n/4)) memory; on cpu, and on cuda for totals below 2^64) "
-                    "or dp (dynamic programming over the sums up to the reduced target; cpu only)")
-      ->check(CLI::IsMember({"auto", "two-list", "four-list", "dp"}));
+                    "auto, two-list, four-list (O(2^(n/4)) memory; on cpu, and on cuda for totals below 2^64), "
+                    "dp (dynamic programming over the sums up to the reduced target) or completion (a search "
+                    "that finds subsets of dense instances and proves nothing; cpu only)")
+      ->check(CLI::IsMember({"auto", "two-list", "four-list", "dp", "completion"}));
   solve->add_option("--threads", sa.threads, "Host threads (default: all, or OMP_NUM_THREADS)")
       ->check(CLI::Range(1u, max_threads));
   solve->add_flag("--json", sa.json, "Print one JSON object on stdout");

@@ -24,7 +24,7 @@ enum class backend { automatic, cpu, cuda };
 /// when it is cheaper than a two-list that would take more than a millisecond. It counts too
 /// (solve_options::count, exact through GMP): (T+1) rows of ceil(n'/64) limbs for n' reduced
 /// items; automatic counts with it beyond 120 items.
-enum class algorithm { automatic, two_list, four_list, dynamic_programming };
+enum class algorithm { automatic, two_list, four_list, dynamic_programming, completion_search };
 
 /// What a long solve reports as it goes: the stage, its completed fraction, and the completed
 /// fraction of the whole solve's work, which never decreases and ends at 1. The work is

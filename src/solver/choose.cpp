@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "solver/completion/completion_search.hpp"
 #include "solver/cuda_room.hpp"
 #include "solver/dp/balanced_dp.hpp"
 #include "solver/dp/bitset_dp.hpp"
@@ -41,7 +42,10 @@ device_probe cuda_probe() {
 namespace {
 
 const char* name_of(algorithm a) {
-  return a == algorithm::four_list ? "four-list" : a == algorithm::dynamic_programming ? "dp" : "two-list";
+  return a == algorithm::four_list             ? "four-list"
+         : a == algorithm::dynamic_programming ? "dp"
+         : a == algorithm::completion_search   ? "completion"
+                                               : "two-list";
 }
 
 std::string seconds_text(double s) {
@@ -202,6 +206,7 @@ std::optional<choice> dp_choice(const problem& p, const flipped_totals& totals, 
     return c;
   }
   if (left > most_items) {
+    if (!fits && !options.count && completion_plan_for(reduced)) return std::nullopt;  // dense: the completion search
     if (!fits) {
       throw insufficient_memory("n = " + std::to_string(left) + " with a reduced target of " +
                                     count_text(double(r.bound)) + ": " + table + " needs more than the " +
@@ -269,6 +274,43 @@ choice device_dp_if_it_pays(const problem& p, const flipped_totals& totals, cons
   return cuda_dp_choice(p, totals, r, options, 0, probe,
                         "the host's dynamic program would take about " + seconds_text(host.estimate) +
                             ", the device's about " + seconds_text(device) + " with its start-up");
+}
+
+// The completion search (completion/completion_search.hpp) when named, or under automatic for
+// a dense target instance that no exact algorithm here answers within about 10 s (the
+// two-list's model, or beyond most_items) and whose attempts expect a solution in about every
+// residue class of their four-list. Empty: the exact algorithms decide as before.
+std::optional<choice> completion_choice(const problem& q, const reduction& r, const solve_options& options,
+                                        unsigned threads) {
+  const bool named = options.algo == algorithm::completion_search;
+  if (!named && (options.algo != algorithm::automatic || options.count)) return std::nullopt;
+  const std::optional<completion_plan> plan = completion_plan_for(r);
+  if (named) {
+    if (options.count) throw std::invalid_argument("the completion search finds one subset; it cannot count");
+    if (!plan) {
+      throw std::invalid_argument(
+          "the completion search takes a dense instance with a target (not zero-sum): about 2^(K/4) solutions "
+          "expected among K of its lightest items, K from 48 to 92, after the reductions");
+    }
+  }
+  const std::size_t n = q.weights.size();
+  const unsigned resolved = resolved_threads(cpu{threads});
+  const double exact = n > most_items ? 1e300 : host_two_list_seconds(n, resolved);
+  if (!named && (!plan || exact < 10)) return std::nullopt;
+  choice c;
+  c.algo = algorithm::completion_search;
+  c.where = backend::cpu;
+  c.threads = resolved;
+  c.totals = totals_of(q);
+  c.reduced = r;
+  char expected[32];
+  std::snprintf(expected, sizeof expected, "2^%.0f", plan->log2_solutions);
+  c.reason = std::string(named ? "the completion search was asked for" : "a dense instance") + ": about " +
+             expected + " solutions expected in each attempt's " + std::to_string(plan->items) +
+             "-item four-list (it finds, it cannot prove none)" +
+             (named ? "" : "; the exact algorithms would take more than " +
+                               (n > most_items ? std::string("any time here") : seconds_text(exact)));
+  return c;
 }
 
 void refuse_beyond_most_items(const problem& p, algorithm algo) {
@@ -364,11 +406,15 @@ solve_plan choice::plan() const {
 choice choose(const problem& p, const solve_options& options, backend which, unsigned threads, int device,
               const device_probe& probe) {
   if (options.algo != algorithm::automatic && options.algo != algorithm::two_list &&
-      options.algo != algorithm::four_list && options.algo != algorithm::dynamic_programming) {
+      options.algo != algorithm::four_list && options.algo != algorithm::dynamic_programming &&
+      options.algo != algorithm::completion_search) {
     throw std::invalid_argument("unknown algorithm");
   }
   if (which != backend::cuda && which != backend::automatic && which != backend::cpu) {
     throw std::invalid_argument("unknown backend");
+  }
+  if (options.algo == algorithm::completion_search && which == backend::cuda) {
+    throw backend_unavailable("the completion search runs on the host (--backend cpu or auto)");
   }
   // The reductions, once, for every algorithm: the meet-in-the-middle ones run on what is
   // left (q), the dynamic program on r. A meet-in-the-middle count keeps the zero weights (each
@@ -383,6 +429,9 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
   if (which != backend::cuda) dp = dp_choice(p, totals, q, r, options, threads);
   if (dp && which == backend::automatic) dp = device_dp_if_it_pays(p, totals, r, options, probe, std::move(*dp));
   choice c;
+  if (!dp && open && which != backend::cuda) {
+    if (std::optional<choice> dense = completion_choice(q, r, options, threads)) dp = std::move(dense);
+  }
   if (dp) {
     c = std::move(*dp);
   } else switch (which) {

@@ -1,0 +1,88 @@
+// The completion search (src/solver/completion/): automatic takes it for dense instances
+// beyond the exact algorithms and every subset it reports verifies on the input; it is
+// deterministic, stops under a time limit (an infeasible instance that looks dense answers
+// unknown), and refuses what it cannot take.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+
+#include "small_instances.hpp"
+#include "ssum/ssum.hpp"
+
+namespace {
+
+using ssum::int128;
+
+// n weights uniform in [2^(bits-1), 2^bits), the target floor(total / 2): a partition.
+ssum::problem partition(std::size_t n, int bits, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  ssum::problem p;
+  int128 total = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    p.weights.push_back((int128(1) << (bits - 1)) + int128(rng() % (std::uint64_t{1} << (bits - 1))));
+    total += p.weights.back();
+  }
+  p.target = total / 2;
+  return p;
+}
+
+TEST(Completion, AutomaticFindsSubsetsOfDenseInstances) {
+  const ssum::problem cases[] = {ssum::generate("random", 100, std::nullopt, 1),
+                                 ssum::generate("random", 100, std::nullopt, 4),
+                                 ssum::generate("random", 1000, std::nullopt, 2),
+                                 ssum::generate("planted", 300, std::nullopt, 3), partition(200, 50, 5)};
+  for (const ssum::problem& p : cases) {
+    SCOPED_TRACE("n = " + std::to_string(p.weights.size()));
+    ssum::solve_options o;
+    o.time_limit = 60;  // a bound for a broken search, far above the seconds it takes
+    const ssum::solution s = ssum::solve(ssum::cpu{}, p, o);
+    EXPECT_EQ(s.plan.algorithm, "completion") << s.plan.reason;
+    ASSERT_EQ(s.status, ssum::status::feasible);
+    EXPECT_TRUE(ssum::is_certificate(p, s.subset));
+  }
+}
+
+TEST(Completion, IsDeterministic) {
+  const ssum::problem p = ssum::generate("random", 150, std::nullopt, 9);
+  ssum::solve_options o;
+  o.algo = ssum::algorithm::completion_search;
+  const ssum::solution a = ssum::solve(ssum::cpu{2}, p, o);
+  const ssum::solution b = ssum::solve(ssum::cpu{2}, p, o);
+  ASSERT_TRUE(a.feasible);
+  EXPECT_EQ(a.subset, b.subset);
+  EXPECT_EQ(a.algorithm, "completion");
+}
+
+// Weights that are multiples of 3 but one, a target 2 more than a multiple of 3: no subset,
+// and no reduction sees it; the search can only run out of time.
+TEST(Completion, AnInfeasibleDenseInstanceRunsOutOfTime) {
+  const ssum::problem p = ssum_test::long_no_instance(150, 47, 11);
+  ssum::solve_options o;
+  o.time_limit = 1.0;
+  const ssum::solution s = ssum::solve(ssum::cpu{}, p, o);
+  EXPECT_EQ(s.plan.algorithm, "completion") << s.plan.reason;
+  EXPECT_EQ(s.status, ssum::status::unknown);
+  EXPECT_TRUE(s.subset.empty());
+}
+
+TEST(Completion, RefusesWhatItCannotTake) {
+  ssum::solve_options named;
+  named.algo = ssum::algorithm::completion_search;
+  const ssum::problem dense = ssum::generate("random", 100, std::nullopt, 1);
+  const ssum::problem zero = ssum::generate("zero-sum", 100, std::nullopt, 1);  // signed, no target
+  EXPECT_THROW((void)ssum::solve(ssum::cpu{}, zero, named), std::invalid_argument);
+  EXPECT_THROW((void)ssum::solve(ssum::cpu{}, ssum::generate("random", 40, std::nullopt, 1), named),
+               std::invalid_argument);  // too few items
+  ssum::solve_options count = named;
+  count.count = true;
+  EXPECT_THROW((void)ssum::solve(ssum::cpu{}, dense, count), std::invalid_argument);
+  EXPECT_THROW((void)ssum::solve(ssum::cuda{}, dense, named), ssum::backend_unavailable);
+  // Sparse (200 items of 120 bits): no search, and automatic still says nothing here answers.
+  ssum::problem sparse = partition(200, 120, 3);
+  EXPECT_THROW((void)ssum::solve(ssum::cpu{}, sparse, named), std::invalid_argument);
+  EXPECT_THROW((void)ssum::solve(ssum::cpu{}, sparse), ssum::insufficient_memory);
+}
+
+}  // namespace
