@@ -21,7 +21,7 @@ namespace {
 constexpr std::size_t cache_block_words = std::size_t{1} << 14;
 constexpr std::size_t block_words = std::size_t{1} << 20;
 constexpr std::size_t parallel_words = std::size_t{1} << 19;
-constexpr std::size_t most_checkpoints = 8;                     // for tables above 8 MiB
+constexpr std::size_t most_checkpoints = 8;                     // for tables of 3 MiB and more
 constexpr std::size_t small_checkpoint_bytes = std::size_t{24} << 20;  // up to 32 within this
 
 // Measured with `ssum solve --algorithm dp` on the 2-core development host (GCC -O3, SSE2;

@@ -27,10 +27,10 @@ namespace ssum::detail {
 constexpr double dp_most_sums = 1099511627776.0;
 
 /// Bytes the dynamic program plans for a reduced instance within `room` bytes: per table (two
-/// for zero-sum, one per side) the bitset (bound/8) and up to 8 checkpoints of it (32 for small
-/// tables, within 24 MiB; as many as
-/// fit, at least one), the recovery rows (4 tables' worth, at least 1 MiB, twice for the
-/// recursion) and a scratch block (up to 8 MiB). Beyond the room: the smallest plan.
+/// for zero-sum, one per side) the bitset (bound/8) and up to 8 checkpoints of it (up to 32
+/// within 24 MiB for small tables; as many as fit, at least one), the recovery rows (4
+/// tables' worth, at least 1 MiB, twice for the recursion) and a scratch block (up to 8 MiB).
+/// Beyond the room: the smallest plan.
 double dp_planned_bytes(const reduction& r, double room = 1e300);
 
 /// About how long the dynamic program takes on `threads` host threads: word operations
