@@ -18,12 +18,17 @@ enum class backend { automatic, cpu, cuda };
 /// two_list: O(2^(n/2)) memory, the fastest while the lists fit; four_list (Schroeppel-Shamir,
 /// modular): O(2^(n/4)) memory, the same O(2^(n/2)) time in cache-sized pieces. automatic:
 /// two-list when its plan fits the memory available (or options.memory_limit), else four-list.
-/// dynamic_programming ("dp"; host, or GPU with ssum::cuda): reachable sums 0..T as a bitset after the reductions
-/// (zero weights, gcd, signs, complement, heavy items; solution::reductions), T/8 bytes and
-/// up to 8 checkpoints of them (the certificate recovered in linear space), and about n T / 64 word operations; automatic takes it beyond 120 items, and below
-/// when it is cheaper than a two-list that would take more than a millisecond. It counts too
-/// (solve_options::count, exact through GMP): (T+1) rows of ceil(n'/64) limbs for n' reduced
-/// items; automatic counts with it beyond 120 items.
+/// dynamic_programming ("dp"; host, or GPU with ssum::cuda): reachable sums 0..T as a bitset
+/// after the reductions (zero weights, gcd, signs, complement, heavy items;
+/// solution::reductions), T/8 bytes and up to 8 checkpoints of them (the certificate
+/// recovered in linear space), and about n T / 64 word operations; automatic takes it beyond
+/// 120 items, and below when it is cheaper than a two-list that would take more than a
+/// millisecond. It counts too (solve_options::count, exact through GMP): (T+1) rows of
+/// ceil(n'/64) limbs for n' reduced items; automatic counts with it beyond 120 items.
+/// completion_search ("completion"; host, targets): for dense instances, attempts that fix all
+/// but 48 to 92 items and answer those with the four-list; it finds subsets and proves nothing
+/// (infeasible instances run until solve_options::time_limit). automatic takes it for a dense
+/// target instance when the exact algorithms would take more than about 10 s.
 enum class algorithm { automatic, two_list, four_list, dynamic_programming, completion_search };
 
 /// What a long solve reports as it goes: the stage, its completed fraction, and the completed
