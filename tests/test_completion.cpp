@@ -21,7 +21,9 @@ ssum::problem partition(std::size_t n, int bits, std::uint64_t seed) {
   ssum::problem p;
   int128 total = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    p.weights.push_back((int128(1) << (bits - 1)) + int128(rng() % (std::uint64_t{1} << (bits - 1))));
+    const unsigned __int128 bits128 = (static_cast<unsigned __int128>(rng()) << 64) | rng();
+    const unsigned __int128 low = bits128 % (static_cast<unsigned __int128>(1) << (bits - 1));  // bits <= 126
+    p.weights.push_back((int128(1) << (bits - 1)) + int128(low));
     total += p.weights.back();
   }
   p.target = total / 2;
@@ -79,8 +81,8 @@ TEST(Completion, RefusesWhatItCannotTake) {
   count.count = true;
   EXPECT_THROW((void)ssum::solve(ssum::cpu{}, dense, count), std::invalid_argument);
   EXPECT_THROW((void)ssum::solve(ssum::cuda{}, dense, named), ssum::backend_unavailable);
-  // Sparse (200 items of 120 bits): no search, and automatic still says nothing here answers.
-  ssum::problem sparse = partition(200, 120, 3);
+  // Sparse (200 items of 110 bits): no search, and automatic still says nothing here answers.
+  ssum::problem sparse = partition(200, 110, 3);
   EXPECT_THROW((void)ssum::solve(ssum::cpu{}, sparse, named), std::invalid_argument);
   EXPECT_THROW((void)ssum::solve(ssum::cpu{}, sparse), ssum::insufficient_memory);
 }
