@@ -14,7 +14,9 @@
 #include <vector>
 
 #include "cli_runner.hpp"
+#include "small_instances.hpp"
 #include "ssum/cuda_device.hpp"
+#include "ssum/problem.hpp"
 
 namespace {
 
@@ -345,4 +347,40 @@ TEST(CliSolve, DenseInstancesAreAnsweredByTheCompletionSearch) {
     EXPECT_EQ(out.at("status"), "feasible");
     EXPECT_FALSE(out.at("subset").empty());
   }
+}
+
+// Zero-sum dense instances take the completion search too; --seed fixes the subset it finds,
+// whatever the thread count, and a seed that is not a 64-bit unsigned integer is refused.
+TEST(CliSolve, TheCompletionSearchTakesZeroSumAndASeed) {
+  const fs::path zero = write_file("dense_zero200.txt", run("gen zero-sum -n 200 --seed 3").out);
+  auto r = run("solve --json --time-limit 60 " + zero.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto out = nlohmann::json::parse(r.out);
+  EXPECT_EQ(out.at("algorithm"), "completion");
+  EXPECT_EQ(out.at("zero_sum"), true);
+  EXPECT_FALSE(out.at("subset").empty());
+
+  const fs::path in = write_file("dense_seed.txt", run("gen random -n 300 --seed 5").out);
+  const auto subset_for = [&](const std::string& args) {
+    const auto s = run("solve --json --time-limit 60 " + args + " " + in.string());
+    EXPECT_EQ(s.code, 0) << args << ": " << s.err;
+    return s.code == 0 ? nlohmann::json::parse(s.out).at("subset") : nlohmann::json();
+  };
+  const auto seven = subset_for("--seed 7 --threads 2");
+  EXPECT_FALSE(seven.empty());
+  EXPECT_EQ(subset_for("--seed 7 --threads 1"), seven);
+  EXPECT_EQ(subset_for("--seed 7 --threads 2"), seven);
+  for (const std::string bad : {"-1", "18446744073709551616", "x", "1.5"}) {
+    r = run("solve --seed " + bad + " " + in.string());
+    EXPECT_EQ(r.code, 2) << bad;
+    EXPECT_NE(r.err.find("--seed: '" + bad + "'"), std::string::npos) << r.err;
+  }
+}
+
+// Ctrl-C during the completion search (an infeasible instance that looks dense: it would
+// search without end), well into its attempts: 40 times as long as it took to start.
+TEST(CliSolve, InterruptDuringTheCompletionSearchExits130Promptly) {
+  const fs::path in = write_file("dense_none.txt", ssum::format_problem(ssum_test::long_no_instance(150, 47, 11)));
+  expect_interrupted(interrupt_in({"--algorithm", "completion", in.string()}, "dense_none", "search", 40.0),
+                     "completion search, n = 150 with no solution");
 }

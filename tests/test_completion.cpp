@@ -30,31 +30,61 @@ ssum::problem partition(std::size_t n, int bits, std::uint64_t seed) {
   return p;
 }
 
+// Signed weights with a target: the zero-sum class's weights, the target the sum of a third.
+ssum::problem signed_target(std::size_t n, std::uint64_t seed) {
+  ssum::problem p = ssum::generate("zero-sum", n, std::nullopt, seed);
+  int128 t = 0;
+  for (std::size_t i = 0; i < n; i += 3) t += p.weights[i];
+  p.target = t;
+  return p;
+}
+
 TEST(Completion, AutomaticFindsSubsetsOfDenseInstances) {
   const ssum::problem cases[] = {ssum::generate("random", 100, std::nullopt, 1),
                                  ssum::generate("random", 100, std::nullopt, 4),
                                  ssum::generate("random", 1000, std::nullopt, 2),
-                                 ssum::generate("planted", 300, std::nullopt, 3), partition(200, 50, 5)};
+                                 ssum::generate("planted", 300, std::nullopt, 3),
+                                 partition(200, 50, 5),
+                                 partition(1000, 60, 6),
+                                 ssum::generate("zero-sum", 200, std::nullopt, 7),
+                                 ssum::generate("zero-sum", 3000, std::nullopt, 8),
+                                 signed_target(300, 9)};
   for (const ssum::problem& p : cases) {
-    SCOPED_TRACE("n = " + std::to_string(p.weights.size()));
+    SCOPED_TRACE("n = " + std::to_string(p.weights.size()) + (p.target ? "" : ", zero-sum"));
     ssum::solve_options o;
     o.time_limit = 60;  // a bound for a broken search, far above the seconds it takes
     const ssum::solution s = ssum::solve(ssum::cpu{}, p, o);
     EXPECT_EQ(s.plan.algorithm, "completion") << s.plan.reason;
     ASSERT_EQ(s.status, ssum::status::feasible);
     EXPECT_TRUE(ssum::is_certificate(p, s.subset));
+    EXPECT_FALSE(s.subset.empty());
   }
 }
 
-TEST(Completion, IsDeterministic) {
+// The same seed finds the same subset on any number of threads; other seeds find others.
+TEST(Completion, IsDeterministicForASeed) {
   const ssum::problem p = ssum::generate("random", 150, std::nullopt, 9);
   ssum::solve_options o;
   o.algo = ssum::algorithm::completion_search;
+  o.seed = 42;
   const ssum::solution a = ssum::solve(ssum::cpu{2}, p, o);
   const ssum::solution b = ssum::solve(ssum::cpu{2}, p, o);
+  const ssum::solution one = ssum::solve(ssum::cpu{1}, p, o);
+  const ssum::solution three = ssum::solve(ssum::cpu{3}, p, o);
   ASSERT_TRUE(a.feasible);
   EXPECT_EQ(a.subset, b.subset);
+  EXPECT_EQ(a.subset, one.subset);
+  EXPECT_EQ(a.subset, three.subset);
   EXPECT_EQ(a.algorithm, "completion");
+  std::vector<std::vector<std::size_t>> others;
+  for (const std::uint64_t seed : {1u, 2u, 3u}) {
+    o.seed = seed;
+    const ssum::solution s = ssum::solve(ssum::cpu{2}, p, o);
+    ASSERT_TRUE(s.feasible);
+    EXPECT_TRUE(ssum::is_certificate(p, s.subset));
+    others.push_back(s.subset);
+  }
+  EXPECT_FALSE(others[0] == a.subset && others[1] == a.subset && others[2] == a.subset);
 }
 
 // Weights that are multiples of 3 but one, a target 2 more than a multiple of 3: no subset,
@@ -73,8 +103,6 @@ TEST(Completion, RefusesWhatItCannotTake) {
   ssum::solve_options named;
   named.algo = ssum::algorithm::completion_search;
   const ssum::problem dense = ssum::generate("random", 100, std::nullopt, 1);
-  const ssum::problem zero = ssum::generate("zero-sum", 100, std::nullopt, 1);  // signed, no target
-  EXPECT_THROW((void)ssum::solve(ssum::cpu{}, zero, named), std::invalid_argument);
   EXPECT_THROW((void)ssum::solve(ssum::cpu{}, ssum::generate("random", 40, std::nullopt, 1), named),
                std::invalid_argument);  // too few items
   ssum::solve_options count = named;

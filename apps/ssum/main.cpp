@@ -166,6 +166,7 @@ struct solve_args {
   bool count = false;
   std::optional<std::string> memory;
   std::optional<std::string> time_limit;  // seconds, as given
+  std::optional<std::string> seed;        // the completion search's, as given
 };
 
 // "--time-limit 2.5": seconds, a finite number above 0. Empty when the text is anything else.
@@ -225,6 +226,12 @@ int run_solve(const solve_args& args) {
     }
     time_limit = *seconds;
   }
+  std::uint64_t seed = ssum::solve_options{}.seed;
+  if (args.seed) {
+    const auto value = parse_seed(*args.seed);
+    if (!value) return fail(bad_input, "--seed: '" + *args.seed + "' is not an integer from 0 to 2^64 - 1");
+    seed = *value;
+  }
   // The library knows a command-line target: empty input with one is the empty instance.
   const ssum::problem p = ssum::read_problem(args.input, target);
   const ssum::backend which = args.backend == "cpu"    ? ssum::backend::cpu
@@ -241,6 +248,7 @@ int run_solve(const solve_args& args) {
   options.count = args.count;
   if (memory_limit) options.memory_limit = memory_limit;
   options.time_limit = time_limit;
+  options.seed = seed;
   options.on_progress = [&printer](const ssum::progress& pr) { printer(pr); };
 
   std::signal(SIGINT, on_sigint);
@@ -375,6 +383,8 @@ int main(int argc, char** argv) {
   solve->add_option("--memory", sa.memory, "Memory the solve may use, e.g. 512M or 8G (default: what is free)");
   solve->add_option("--time-limit", sa.time_limit,
                     "Seconds the solve may take; when they run out: exit 5, \"status\": \"unknown\" (default: no limit)");
+  solve->add_option("--seed", sa.seed,
+                    "The completion search's seed, 0 to 2^64 - 1: the same seed finds the same subset (default 1)");
   solve->add_flag("--count", sa.count, "Also count every subset that sums to the target (index sets: equal weights give distinct subsets)");
 
   std::string cls;
@@ -387,7 +397,7 @@ int main(int argc, char** argv) {
   // What gen prints, solve reads: 2^20 weights of up to 127 bits are about 42 MB of text.
   static_assert(max_gen_items <= ssum::max_items && max_gen_items * 42 < ssum::max_input_bytes);
   gen->add_option("-n", n, "Number of items")->required()->check(CLI::Range(std::size_t{0}, max_gen_items));
-  gen->add_option("--bits", bits, "Weight bits (1-126) for random, planted and zero-sum (default: keeps the sum below 2^62)");
+  gen->add_option("--bits", bits, "Weight bits (1-126) for random, planted, zero-sum and partition (default: keeps the sum below 2^62)");
   gen->add_option("--seed", seed_text, "Random seed, 0 to 2^64 - 1 (default 1)");
 
   CLI::App* info = app.add_subcommand("info", "Show the build, host threads, memory and CUDA devices");

@@ -25,8 +25,9 @@ enum class backend { automatic, cpu, cuda };
 /// 120 items, and below when it is cheaper than a two-list that would take more than a
 /// millisecond. It counts too (solve_options::count, exact through GMP): (T+1) rows of
 /// ceil(n'/64) limbs for n' reduced items; automatic counts with it beyond 120 items.
-/// completion_search ("completion"; host, targets): for dense instances, attempts that fix all
-/// but 48 to 92 items and answer those with the four-list; it finds subsets and proves nothing
+/// completion_search ("completion"; host): for dense instances, attempts that fix all but 48
+/// to 92 items and look for those in a few residue classes of their four-list, with a target
+/// or zero-sum; it finds subsets and proves nothing
 /// (infeasible instances run until solve_options::time_limit). automatic takes it for a dense
 /// target instance when the exact algorithms would take more than about 10 s.
 enum class algorithm { automatic, two_list, four_list, dynamic_programming, completion_search };
@@ -59,6 +60,9 @@ struct solve_options {
   /// stops as it does for `cancel` and returns status::unknown: no verdict, no subset, no
   /// count. Throws std::invalid_argument when negative or not finite.
   double time_limit = 0;
+  /// The completion search's random choices start from this seed: the same seed gives the
+  /// same subset, whatever the thread count. The exact algorithms take no seed.
+  std::uint64_t seed = 1;
 };
 
 /// A solve's verdict: a verified subset, a proof that there is none, or neither because the

@@ -206,7 +206,7 @@ std::optional<choice> dp_choice(const problem& p, const flipped_totals& totals, 
     return c;
   }
   if (left > most_items) {
-    if (!fits && !options.count && completion_plan_for(reduced)) return std::nullopt;  // dense: the completion search
+    if (!fits && !options.count && completion_plan_for(reduced, c.threads, room)) return std::nullopt;  // dense: the completion search
     if (!fits) {
       throw insufficient_memory("n = " + std::to_string(left) + " with a reduced target of " +
                                     count_text(double(r.bound)) + ": " + table + " needs more than the " +
@@ -284,17 +284,18 @@ std::optional<choice> completion_choice(const problem& q, const reduction& r, co
                                         unsigned threads) {
   const bool named = options.algo == algorithm::completion_search;
   if (!named && (options.algo != algorithm::automatic || options.count)) return std::nullopt;
-  const std::optional<completion_plan> plan = completion_plan_for(r);
+  const unsigned resolved = resolved_threads(cpu{threads});
+  const std::optional<completion_plan> plan = completion_plan_for(r, resolved, host_plan_room(options.memory_limit));
   if (named) {
     if (options.count) throw std::invalid_argument("the completion search finds one subset; it cannot count");
     if (!plan) {
       throw std::invalid_argument(
-          "the completion search takes a dense instance with a target (not zero-sum): about 2^(K/4) solutions "
-          "expected among K of its lightest items, K from 48 to 92, after the reductions");
+          "the completion search takes a dense instance: solutions expected in a few residue classes of the "
+          "four-list of K of its lightest items (K from 48 to 92, and K + 8 items at least, after the "
+          "reductions), within the memory");
     }
   }
   const std::size_t n = q.weights.size();
-  const unsigned resolved = resolved_threads(cpu{threads});
   const double exact = n > most_items ? 1e300 : host_two_list_seconds(n, resolved);
   if (!named && (!plan || exact < 10)) return std::nullopt;
   choice c;
