@@ -61,12 +61,12 @@ std::optional<std::uint64_t> brute_force(const problem& p) {
   return std::nullopt;
 }
 
-const std::vector<std::string> seeded_classes = {"random",  "planted", "zero-sum", "evenodd",
-                                                 "pthree",  "psix",    "somatoth"};
+const std::vector<std::string> seeded_classes = {"random", "planted", "zero-sum", "partition",
+                                                 "evenodd", "pthree", "psix",     "somatoth"};
 
 TEST(Generate, ClassList) {
-  const std::vector<std::string> expected = {"random", "planted", "zero-sum", "todd",    "avis",
-                                             "evenodd", "pthree", "psix",     "somatoth"};
+  const std::vector<std::string> expected = {"random",  "planted", "zero-sum", "partition", "todd",
+                                             "avis",    "evenodd", "pthree",   "psix",      "somatoth"};
   EXPECT_EQ(ssum::generator_classes(), expected);
 }
 
@@ -147,6 +147,9 @@ TEST(Generate, RandomAndPlantedRanges) {
     for (std::uint64_t seed = 0; seed < 5; ++seed) {
       const problem r = ssum::generate("random", 100, bits, seed);
       const problem p = ssum::generate("planted", 100, bits, seed);
+      const problem half = ssum::generate("partition", 100, bits, seed);
+      EXPECT_EQ(half.weights, r.weights);  // the same draws as random, for the same seed
+      EXPECT_TRUE(half.target == *r.target - 1);  // floor(sum / 2): a perfect partition
       ASSERT_EQ(r.weights.size(), 100u);
       ASSERT_EQ(p.weights.size(), 100u);
       int128 sum = 0;
@@ -224,7 +227,7 @@ TEST(Generate, ZeroSumRanges) {
 
 TEST(Generate, DefaultBitsKeepSumBelow2To62) {
   const int128 limit = int128{1} << 62;
-  for (const char* cls : {"random", "planted", "zero-sum"}) {
+  for (const char* cls : {"random", "planted", "zero-sum", "partition"}) {
     for (std::size_t n = 1; n <= 200; ++n) {
       const problem p = ssum::generate(cls, n, std::nullopt, n);
       int128 abs_sum = 0;
@@ -315,7 +318,7 @@ TEST(Generate, ToddFormulaAndLimit) {
 }
 
 TEST(Generate, BadArguments) {
-  for (const char* cls : {"random", "planted", "zero-sum"}) {
+  for (const char* cls : {"random", "planted", "zero-sum", "partition"}) {
     for (int bits : {0, -1, 127, 1000}) EXPECT_THROW(ssum::generate(cls, 10, bits, 0), std::invalid_argument);
     EXPECT_NO_THROW(ssum::generate(cls, 10, 1, 0));
     EXPECT_NO_THROW(ssum::generate(cls, 10, 62, 0));

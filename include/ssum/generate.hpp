@@ -11,11 +11,11 @@
 
 namespace ssum {
 
-/// Names accepted by generate(): random, planted, zero-sum, todd, avis, evenodd, pthree,
-/// psix, somatoth.
+/// Names accepted by generate(): random, planted, zero-sum, partition, todd, avis, evenodd,
+/// pthree, psix, somatoth.
 const std::vector<std::string>& generator_classes();
 
-/// The bit width used by `random`, `planted` and `zero-sum` when none is given: the largest
+/// The bit width used by `random`, `planted`, `zero-sum` and `partition` when none is given: the largest
 /// that keeps the total absolute sum below 2^62.
 int default_generator_bits(std::size_t n);
 

@@ -101,6 +101,15 @@ problem make_random(std::size_t n, int bits, std::mt19937_64& rng) {
   return p;
 }
 
+// Number partitioning: a subset with floor(total / 2) splits the weights into two halves
+// whose sums differ by total mod 2, the least possible (a perfect partition).
+problem make_partition(std::size_t n, int bits, std::mt19937_64& rng) {
+  problem p;
+  p.weights = positive_weights(n, bits, rng);
+  p.target = sum_of(p.weights) / 2;
+  return p;
+}
+
 problem make_planted(std::size_t n, int bits, std::mt19937_64& rng) {
   problem p;
   p.weights = positive_weights(n, bits, rng);
@@ -234,8 +243,8 @@ problem make_somatoth(std::size_t n, std::mt19937_64& rng) {
 }  // namespace
 
 const std::vector<std::string>& generator_classes() {
-  static const std::vector<std::string> names = {"random", "planted", "zero-sum", "todd", "avis",
-                                                 "evenodd", "pthree", "psix", "somatoth"};
+  static const std::vector<std::string> names = {"random",  "planted", "zero-sum", "partition", "todd",
+                                                 "avis",    "evenodd", "pthree",   "psix",      "somatoth"};
   return names;
 }
 
@@ -258,9 +267,9 @@ problem generate(std::string_view cls, std::size_t n, std::optional<int> bits, s
                                 list + ")");
   }
 
-  const bool takes_bits = cls == "random" || cls == "planted" || cls == "zero-sum";
+  const bool takes_bits = cls == "random" || cls == "planted" || cls == "zero-sum" || cls == "partition";
   if (bits && !takes_bits) {
-    throw std::invalid_argument("--bits applies only to random, planted and zero-sum");
+    throw std::invalid_argument("--bits applies only to random, planted, zero-sum and partition");
   }
   const int b = bits.value_or(default_generator_bits(n));
   if (b < 1 || b > 126) {
@@ -277,6 +286,7 @@ problem generate(std::string_view cls, std::size_t n, std::optional<int> bits, s
   if (cls == "random") return make_random(n, b, rng);
   if (cls == "planted") return make_planted(n, b, rng);
   if (cls == "zero-sum") return make_zero_sum(n, b, rng);
+  if (cls == "partition") return make_partition(n, b, rng);
   if (cls == "todd") return make_todd(n);
   if (cls == "avis") return make_avis(n);
   if (cls == "evenodd") return make_evenodd(n, rng);
