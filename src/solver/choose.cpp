@@ -290,9 +290,9 @@ std::optional<choice> completion_choice(const problem& q, const reduction& r, co
     if (options.count) throw std::invalid_argument("the completion search finds one subset; it cannot count");
     if (!plan) {
       throw std::invalid_argument(
-          "the completion search takes a dense instance: solutions expected in a few residue classes of the "
-          "four-list of K of its lightest items (K from 48 to 92, and K + 8 items at least, after the "
-          "reductions), within the memory");
+          "the completion search takes a dense instance: after the reductions, at least 48 items whose "
+          "differencing leaves K numbers (K from 48 to 92) with solutions in a few residue classes of their "
+          "four-list, within the memory");
     }
   }
   const std::size_t n = q.weights.size();
@@ -306,9 +306,11 @@ std::optional<choice> completion_choice(const problem& q, const reduction& r, co
   c.reduced = r;
   char expected[32];
   std::snprintf(expected, sizeof expected, "2^%.0f", plan->log2_solutions);
-  c.reason = std::string(named ? "the completion search was asked for" : "a dense instance") + ": about " +
-             expected + " solutions expected in each attempt's " + std::to_string(plan->items) +
-             "-item four-list (it finds, it cannot prove none)" +
+  c.reason = std::string(named ? "the completion search was asked for" : "a dense instance") +
+             ": differencing leaves " + std::to_string(plan->items) + " numbers with about " + expected +
+             " subsets of half their total, found by " +
+             (plan->table ? "the dynamic program" : "a few residue classes of their four-list") +
+             " (it finds, it cannot prove none)" +
              (named ? "" : "; the exact algorithms would take more than " +
                                (n > most_items ? std::string("any time here") : seconds_text(exact)));
   return c;

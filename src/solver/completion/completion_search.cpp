@@ -5,7 +5,6 @@
 #include <cmath>
 #include <new>
 #include <omp.h>
-#include <numeric>
 #include <random>
 #include <stdexcept>
 #include <vector>
@@ -18,14 +17,6 @@
 
 namespace ssum::detail {
 namespace {
-
-// Positions in r.weights, lightest first.
-std::vector<std::size_t> lightest_first(const reduction& r) {
-  std::vector<std::size_t> order(r.weights.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return r.weights[a] < r.weights[b]; });
-  return order;
-}
 
 // What the attempts aim at: the reduced target, or zero-sum the negative items' magnitudes
 // (a subset of magnitudes with their sum is a zero-sum subset once those are flipped back).
@@ -43,39 +34,137 @@ std::uint64_t prime_at_most(std::uint64_t x) {  // x >= 2
   return x;
 }
 
+// The partition form of the search (Karmarkar and Karp, *The differencing method of set
+// partitioning*, 1982): the magnitudes and, unless the target is the middle, one number
+// d = total - 2t' (t' the target or, beyond the middle, total - target): the side of a perfect
+// partition that holds d sums to t' once d is taken away.
+struct partition_form {
+  std::vector<uint128> numbers;  // r.weights, then d when d > 0
+  bool dummy = false;
+  bool complemented = false;     // the subset of sum t' is the one left out
+};
+
+partition_form partition_form_of(const reduction& r) {
+  partition_form f;
+  f.numbers = r.weights;
+  uint128 total = 0;
+  for (const uint128 w : r.weights) total += w;
+  const uint128 t = search_target(r);
+  f.complemented = t > total - t;
+  const uint128 small = f.complemented ? total - t : t;
+  if (total - 2 * small > 0) f.numbers.push_back(total - 2 * small), f.dummy = true;
+  return f;
+}
+
+// Differencing down to K numbers: the two largest replaced by their difference (the larger on
+// one side, the other opposite) until K are left; each difference is a node with its parts.
+// `shake` (attempts after the first): now and then the largest is paired with the third
+// largest instead, so that each attempt reaches other K numbers.
+struct differenced {
+  std::vector<uint128> value;                               // numbers, then the nodes made
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> parts;  // node m + j = parts[j].first - .second
+  std::vector<std::uint32_t> left;                          // the K left, ids into value
+  std::vector<double> square_sums, totals;                  // [c]: at c numbers, their squares' sum and sum
+};
+
+differenced difference_down_to(const std::vector<uint128>& numbers, std::size_t k, std::mt19937_64* shake,
+                               std::size_t record_from = 0) {
+  differenced d;
+  d.value = numbers;
+  const std::size_t m = numbers.size();
+  using entry = std::pair<uint128, std::uint32_t>;
+  std::vector<entry> heap;  // a max-heap
+  for (std::size_t i = 0; i < m; ++i) heap.push_back({numbers[i], std::uint32_t(i)});
+  std::make_heap(heap.begin(), heap.end());
+  const auto pop = [&heap] {
+    std::pop_heap(heap.begin(), heap.end());
+    const entry e = heap.back();
+    heap.pop_back();
+    return e;
+  };
+  const auto push = [&heap](entry e) {
+    heap.push_back(e);
+    std::push_heap(heap.begin(), heap.end());
+  };
+  // Sums of squares and totals from the numbers left, summed afresh (a running sum would
+  // lose the small numbers against the first ones' squares).
+  d.square_sums.assign(std::min(m, record_from) + 1, 0);
+  d.totals.assign(d.square_sums.size(), 0);
+  const auto record = [&] {
+    if (heap.size() >= d.square_sums.size()) return;
+    double squares = 0, total = 0;
+    for (const entry& e : heap) squares += double(e.first) * double(e.first), total += double(e.first);
+    d.square_sums[heap.size()] = squares, d.totals[heap.size()] = total;
+  };
+  record();
+  while (heap.size() > k) {
+    const entry a = pop();
+    entry b = pop();
+    if (shake && !heap.empty() && (*shake)() % 4 == 0) {
+      const entry c = pop();  // pair a with the third largest; b goes back
+      push(b);
+      b = c;
+    }
+    const auto id = static_cast<std::uint32_t>(d.value.size());
+    d.value.push_back(a.first - b.first);
+    d.parts.push_back({a.second, b.second});
+    push({a.first - b.first, id});
+    record();
+  }
+  for (const entry& e : heap) d.left.push_back(e.second);
+  return d;
+}
+
 }  // namespace
 
 std::optional<completion_plan> completion_plan_for(const reduction& r, unsigned threads, double room) {
   if (r.outcome != reduction::verdict::open) return std::nullopt;
-  const std::vector<std::size_t> order = lightest_first(r);
+  const partition_form f = partition_form_of(r);
+  const std::size_t m = f.numbers.size();
+  if (m < 48) return std::nullopt;
+  // The instance itself must expect solutions: over its 2^n subsets the sum has mean total/2
+  // and deviation sqrt(sum w^2)/2, and a target z deviations from the mean is reached by
+  // about 2^n e^(-z^2/2) / (2.5 deviation) of them. Differencing keeps every solution it
+  // leaves, but its numbers' spread says nothing of a target at the edge (a few items of
+  // many) or of structure that the normal law does not see.
+  {
+    double total = 0, squares = 0;
+    for (const uint128 w : r.weights) total += double(w), squares += double(w) * double(w);
+    const double deviation = std::sqrt(squares) / 2, z = std::abs(double(search_target(r)) - total / 2) / deviation;
+    const double log2_expected =
+        double(r.weights.size()) - std::log2(2.5066 * std::max(1.0, deviation)) - z * z / (2 * std::log(2.0));
+    if (log2_expected < 8) return std::nullopt;
+  }
+  // One differencing pass gives the sum of squares at every count K.
+  const differenced d = difference_down_to(f.numbers, 48, nullptr, 92);
+  // Differenced so far that 48 numbers add up to at most 2^27: their subset of half the total
+  // is a small table's work (the dynamic program), and about every such table holds one.
+  if (d.totals[48] <= std::ldexp(1.0, 27)) {
+    const double deviation = std::sqrt(d.square_sums[48]) / 2;
+    completion_plan table{48, 2, 48 - std::log2(2.5066 * std::max(1.0, deviation)), 1, 0};
+    table.table = true;
+    table.bytes = d.totals[48] / 16 * 9 + double(m) * 64;  // the bitset and its checkpoints
+    if (table.bytes <= room) return table;
+  }
   std::optional<completion_plan> best;
   double best_cost = std::ldexp(1.0, 28);
-  const double target = double(search_target(r));
-  for (std::size_t k = 48; k <= 92 && k + 8 < order.size(); k += 4) {
-    // The K items stand for the pool they are drawn from (the 2K lightest). Over the 2^K
-    // subsets the sum has mean sum(w)/2 and deviation sqrt(sum(w^2))/2, nearly a normal law;
-    // the greedy puts the residual at the mean unless the target is below it (then the
-    // residual is the target itself, z deviations away).
-    const std::size_t pool = std::min(order.size(), 2 * k);
-    double mean_w = 0, mean_w2 = 0;
-    for (std::size_t j = 0; j < pool; ++j) {
-      const double w = double(r.weights[order[j]]);
-      mean_w += w / double(pool), mean_w2 += w * w / double(pool);
-    }
-    const double mean = double(k) * mean_w / 2, deviation = std::sqrt(double(k) * mean_w2) / 2;
-    const double z = target >= mean ? 0 : (mean - target) / deviation;
-    const double log2_solutions =
-        double(k) - std::log2(2.5066 * std::max(1.0, deviation)) - z * z / (2 * std::log(2.0));
+  for (std::size_t k = 48; k <= 92 && k <= m; k += 4) {
+    // Over the 2^K subsets of the K numbers the sum has mean total/2 (the target: the
+    // partition form's total is even) and deviation sqrt(sum v^2) / 2, nearly a normal law.
+    const double deviation = std::sqrt(d.square_sums[k]) / 2;
+    const double log2_solutions = double(k) - std::log2(2.5066 * std::max(1.0, deviation));
     // M at most the lists' size (each class walks them) and at least what keeps a class to
     // 2^22 pairs a side; within that, the M of the least work, a pair (written, partitioned,
     // joined, its memory first touched) weighing about 3 steps of a walk. That is M near the
     // solutions expected when they are fewer than 2^(K/4), and 2^(K/4) when more.
     const double lists = std::ldexp(1.0, int(k / 4)), solutions = std::exp2(log2_solutions);
-    const double m = std::max({std::min(lists, solutions), std::ldexp(1.0, int(k / 2) - 22), 2.0});
-    const std::uint64_t modulus = prime_at_most(std::uint64_t(std::min(m, lists)));
+    const double mod = std::max({std::min(lists, solutions), std::ldexp(1.0, int(k / 2) - 22), 2.0});
+    const std::uint64_t modulus = prime_at_most(std::uint64_t(std::min(mod, lists)));
+    // The classes share the pairs evenly only when a quarter's sums spread over many times M.
+    if (std::sqrt(d.square_sums[k]) < 64 * double(modulus)) continue;
     const double classes = std::max(1.0, double(modulus) / solutions);
     const double cost = 4 * lists + classes * (2 * lists + 6 * lists * lists / double(modulus));
-    const double bytes = residue_join::planned_bytes(k, modulus, threads);
+    const double bytes = residue_join::planned_bytes(k, modulus, threads) + double(m) * 64;
     if (cost < best_cost && bytes <= room) {
       best_cost = cost;
       best = completion_plan{k, modulus, log2_solutions, std::uint64_t(std::ceil(4 * classes)), bytes};
@@ -96,9 +185,8 @@ solution solve_completion(const cpu& policy, const problem& p, const reduction& 
   if (!plan) throw std::invalid_argument("the completion search needs a dense instance");
   result.planned_bytes = std::uint64_t(plan->bytes);
   const std::size_t k = plan->items, n = r.weights.size();
-  const std::vector<std::size_t> order = lightest_first(r);
-  const std::size_t pool_size = std::min(n, 2 * k);
-  const uint128 target = search_target(r);
+  const partition_form f = partition_form_of(r);
+  const std::size_t m = f.numbers.size();
   const std::uint64_t budget = std::max<std::uint64_t>(4, plan->classes);
   std::mt19937_64 rng(options.seed);
   std::vector<residue_join::scratch> scratch(threads);
@@ -110,51 +198,54 @@ solution solve_completion(const cpu& policy, const problem& p, const reduction& 
     options.on_progress(progress{"search", spent, spent});
   };
   report();
-  for (;;) {
+  for (unsigned attempt = 0;; ++attempt) {
     check_cancel(options);
-    std::vector<std::size_t> pool(order.begin(), order.begin() + std::ptrdiff_t(pool_size));
-    std::shuffle(pool.begin(), pool.end(), rng);
-    const std::vector<std::size_t> sub(pool.begin(), pool.begin() + std::ptrdiff_t(k));
-    std::vector<char> in_sub(n, 0);
-    uint128 sub_total = 0;
-    for (const std::size_t i : sub) in_sub[i] = 1, sub_total += r.weights[i];
-    std::vector<std::size_t> rest;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (!in_sub[i]) rest.push_back(i);
-    }
-    std::shuffle(rest.begin(), rest.end(), rng);
-    // Fix the others so that the residual is about half the K items' total.
-    const uint128 half = sub_total / 2, goal = target > half ? target - half : 0;
-    uint128 fixed = 0;
-    std::vector<char> taken(n, 0);
-    std::vector<std::size_t> left;
-    for (const std::size_t i : rest) {
-      if (fixed + r.weights[i] <= goal) {
-        fixed += r.weights[i], taken[i] = 1;
-      } else {
-        left.push_back(i);
-      }
-    }
-    std::sort(left.begin(), left.end(), [&](std::size_t a, std::size_t b) { return r.weights[a] > r.weights[b]; });
-    for (const std::size_t i : left) {
-      if (fixed + r.weights[i] <= goal) fixed += r.weights[i], taken[i] = 1;
-    }
+    const differenced d = difference_down_to(f.numbers, k, attempt == 0 ? nullptr : &rng);
+    std::vector<uint128> left;
+    uint128 total = 0;
+    for (const std::uint32_t id : d.left) left.push_back(d.value[id]), total += d.value[id];
     const std::uint64_t first_class = rng();
-    const uint128 residual = target - fixed;
-    if (residual > sub_total) continue;  // this choice cannot reach the target
-    // Zero-sum: the sub-instance's subset that completes the negative items exactly is the
-    // empty subset of the original; it is excluded when the fixed part allows it.
-    std::vector<bool> excluded;
-    if (r.zero_sum) {
-      bool trivial = true;
-      for (const std::size_t i : rest) trivial = trivial && bool(taken[i]) == bool(r.negative[i]);
-      if (trivial) {
-        for (const std::size_t i : sub) excluded.push_back(r.negative[i]);
+    // A subset of the K numbers with half their total is a perfect partition of them; the
+    // original subset behind it, or nothing (zero-sum's empty subset).
+    const auto answer = [&](const std::vector<std::size_t>& positions) {
+      // The sides: the chosen K numbers on side 1, and each difference's parts on its side
+      // (the larger) and the opposite one, the latest first.
+      std::vector<char> side(d.value.size(), 0);
+      for (const std::size_t j : positions) side[d.left[j]] = 1;
+      for (std::size_t j = d.parts.size(); j-- > 0;) {
+        side[d.parts[j].first] = side[m + j];
+        side[d.parts[j].second] = char(1 - side[m + j]);
       }
+      const char with_d = f.dummy ? side[m - 1] : 1;
+      std::vector<std::size_t> chosen;
+      for (std::size_t i = 0; i < n; ++i) {
+        // The subset of sum t' is d's side (or the other, complemented); zero-sum, the
+        // negative items are in by default, so the chosen ones are left out.
+        const bool in = (side[i] == with_d) != f.complemented;
+        if (in != (r.zero_sum && r.negative[i])) chosen.push_back(i);
+      }
+      if (chosen.empty()) return false;
+      result.feasible = true;
+      result.subset = map_back(p, r, chosen);
+      result.seconds.search = seconds_since(start);
+      result.seconds.total = result.seconds.search;
+      return true;
+    };
+    if (plan->table) {
+      // Small numbers: the dynamic program answers their half exactly.
+      problem q;
+      for (const uint128 v : left) q.weights.push_back(int128(v));
+      q.target = int128(total / 2);
+      solve_options o;
+      o.algo = algorithm::dynamic_programming;
+      o.cancel = options.cancel;
+      o.memory_limit = options.memory_limit;
+      const solution s = solve(cpu{threads}, q, o);
+      report();
+      if (s.feasible && answer(s.subset)) return result;
+      continue;
     }
-    std::vector<uint128> sub_weights;
-    for (const std::size_t i : sub) sub_weights.push_back(r.weights[i]);
-    join.assign(sub_weights, residual, excluded);
+    join.assign(left, total / 2, {});
     // Rounds of one class per thread; the first class of the sequence that holds a solution
     // answers, whatever the thread count.
     for (std::uint64_t done = 0; done < budget;) {
@@ -175,22 +266,7 @@ solution solve_completion(const cpu& policy, const problem& p, const reduction& 
       done += round;
       report();
       for (const auto& positions : found) {
-        if (!positions) continue;
-        std::vector<char> in(n, 0);
-        for (const std::size_t i : rest) in[i] = taken[i];
-        for (const std::size_t j : *positions) in[sub[j]] = 1;
-        std::vector<std::size_t> chosen;
-        for (std::size_t i = 0; i < n; ++i) {
-          // Zero-sum: the negative items are in by default, so the chosen ones are left out.
-          if (bool(in[i]) != (r.zero_sum && r.negative[i])) chosen.push_back(i);
-        }
-        if (chosen.empty()) continue;  // the empty subset (excluded above; kept out here too)
-        result.feasible = true;
-        result.status = status::feasible;
-        result.subset = map_back(p, r, chosen);
-        result.seconds.search = seconds_since(start);
-        result.seconds.total = result.seconds.search;
-        return result;
+        if (positions && answer(*positions)) return result;
       }
     }
   }

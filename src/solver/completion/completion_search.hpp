@@ -3,16 +3,19 @@
 // any table (issue: random n = 100 with 55-bit weights; a partition of 1000 60-bit weights).
 //
 // Such instances have astronomically many solutions; the search finds one without proving
-// anything. Each attempt takes K items, a random choice among the 2K lightest (the lightest
-// give the densest sub-instance), and fixes the others by a randomised greedy so that the
-// residual target falls near the middle of what the K items can reach (a random order, then
-// what is left heaviest first, each item taken while it fits). The K-item instance has about
-// 2^K / (its sums' spread) solutions; residue_join.hpp looks for one in a few residue classes
-// of its four-list, and an attempt whose classes hold none gives way to a fresh choice.
+// anything. It works on the partition form: the magnitudes and one number d = total - 2t
+// (t the target, or total - target beyond the middle), so that a perfect partition (two sides
+// of equal sum) holds the subset beside d. Karmarkar-Karp differencing replaces the two
+// largest numbers by their difference (the two then go to opposite sides) until K are left
+// (K in 48..92): numbers far smaller than the weights, whose perfect partitions are about
+// 2^K / their spread. A subset of the K with half their total is then found exactly: in a few
+// residue classes of their four-list (residue_join.hpp), or, where differencing has left them
+// small, by the dynamic program. The first attempt differences plainly; later ones now and
+// then pair the largest number with the third largest, reaching other K numbers.
 //
 // Zero-sum instances take the same path: with the negative weights' magnitudes taken by
-// default, a subset of the magnitudes that sums to theirs is a zero-sum subset, and the one
-// that maps back to the empty subset is excluded.
+// default, a subset of the magnitudes that sums to theirs is a zero-sum subset, unless it is
+// the one that maps back to the empty subset.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -31,14 +34,17 @@ struct completion_plan {
   double log2_solutions = 0;
   std::uint64_t classes = 1;
   double bytes = 0;
+  bool table = false;  // the K numbers are small: the dynamic program answers them
 };
 
-/// The attempts' shape for the reduced instance `r` (more than K + 8 items) on `threads`
-/// threads within `room` bytes: the K in 48..92 that minimises the quarter lists (4 * 2^(K/4)
-/// sums) plus the classes expected before the first solution (each 2 * 2^(K/4) sums and
-/// 2 * 2^(K/2) / M pairs), with M the largest prime at most 2^(K/4) and at most the solutions
-/// expected, but large enough for at most 2^22 pairs a side. Empty when no K expects a
-/// solution within 2^28 such steps: not dense.
+/// The attempts' shape for the reduced instance `r` on `threads` threads within `room` bytes,
+/// from one differencing pass: K = 48 with the dynamic program where the 48 numbers left add
+/// up to at most 2^27; otherwise the K in 48..92 that minimises the quarter lists
+/// (4 * 2^(K/4) sums) plus the classes expected before the first solution (each 2 * 2^(K/4)
+/// sums and 2 * 2^(K/2) / M pairs), with M the largest prime at most 2^(K/4) and at most the
+/// solutions expected, but large enough for at most 2^22 pairs a side, and the numbers'
+/// spread at least 64 M. Empty when no K expects a solution within 2^28 such steps: not
+/// dense.
 std::optional<completion_plan> completion_plan_for(const reduction& r, unsigned threads, double room);
 
 /// Searches the reduced instance of `p` until a subset is found (mapped back to p's indices)
