@@ -384,3 +384,18 @@ TEST(CliSolve, InterruptDuringTheCompletionSearchExits130Promptly) {
   expect_interrupted(interrupt_in({"--algorithm", "completion", in.string()}, "dense_none", "search", 40.0),
                      "completion search, n = 150 with no solution");
 }
+
+// Beyond every method (n = 100 with 100-bit weights: about 2^-3 solutions expected, 2^50 sums
+// for a proof): refused at once with exit 3 and what it would take; a time limit searches anyway.
+TEST(CliSolve, NoProofPossibleIsSaidAtOnce) {
+  const fs::path in = write_file("sparse100.txt", run("gen random -n 100 --bits 100").out);
+  const auto start = std::chrono::steady_clock::now();
+  auto r = run("solve " + in.string());
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_EQ(r.err.rfind("ssum: no proof is possible here: n = 100 with weights of up to 100 bits", 0), 0u) << r.err;
+  EXPECT_NE(r.err.find("give --time-limit SECONDS to search anyway"), std::string::npos) << r.err;
+  r = run("solve --json --time-limit 0.3 " + in.string());
+  EXPECT_EQ(r.code, 5) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out).at("status"), "unknown");
+}

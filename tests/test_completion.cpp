@@ -115,4 +115,19 @@ TEST(Completion, RefusesWhatItCannotTake) {
   EXPECT_THROW((void)ssum::solve(ssum::cpu{}, sparse), ssum::insufficient_memory);
 }
 
+// Within the meet-in-the-middle's 120 items but beyond a day of it, and fewer than one
+// solution expected: automatic refuses at once; a time limit, or a named algorithm, runs it.
+TEST(Completion, OutOfReachIsRefusedUnlessASearchIsAskedFor) {
+  const ssum::problem sparse = ssum::generate("random", 100, 100, 4);
+  EXPECT_THROW((void)ssum::solve(ssum::cpu{}, sparse), ssum::out_of_reach);
+  ssum::solve_options limited;
+  limited.time_limit = 0.2;
+  EXPECT_EQ(ssum::solve(ssum::cpu{}, sparse, limited).status, ssum::status::unknown);
+  ssum::solve_options named = limited;
+  named.algo = ssum::algorithm::four_list;
+  EXPECT_EQ(ssum::solve(ssum::cpu{}, sparse, named).status, ssum::status::unknown);
+  // Dense at the same size: searched, not refused.
+  EXPECT_EQ(ssum::solve(ssum::cpu{}, ssum::generate("random", 100, 50, 4), limited).status, ssum::status::feasible);
+}
+
 }  // namespace

@@ -436,6 +436,8 @@ int main(int argc, char** argv) {
     return fail(no_resources, e.what());
   } catch (const ssum::backend_unavailable& e) {
     return fail(no_resources, e.what());
+  } catch (const ssum::out_of_reach& e) {
+    return fail(no_resources, e.what());
   } catch (const ssum::cuda_error& e) {
     return fail(no_resources, std::string("CUDA error: ") + e.what());
   } catch (const std::bad_alloc&) {

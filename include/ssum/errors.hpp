@@ -105,6 +105,15 @@ class backend_unavailable : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Nothing here can answer the instance in any reasonable time: the exact algorithms would
+/// take about the seconds the message names, and the instance expects fewer than one
+/// solution, so no search can hope to find one. Automatic only, without a time limit: a
+/// time limit (solve_options::time_limit) or a named algorithm runs the exact one anyway.
+class out_of_reach : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// A CUDA runtime call or kernel launch failed; code() is the cudaError_t value.
 class cuda_error : public std::runtime_error {
  public:

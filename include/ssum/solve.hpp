@@ -114,8 +114,9 @@ double two_list_planned_bytes(const problem& p);
 /// ssum::interrupted on cancellation. A std::bad_alloc inside becomes insufficient_memory with
 /// the plan's bytes. automatic (algorithm) beyond 120 items takes the dynamic program, and
 /// throws ssum::insufficient_memory (saying what each algorithm would need) when its table
-/// does not fit either. A count with the dynamic program throws ssum::backend_unavailable in a
-/// build without GMP.
+/// does not fit either, and ssum::out_of_reach (without a time limit) for an instance that
+/// expects fewer than one solution and whose exact plan would run for more than a day. A count
+/// with the dynamic program throws ssum::backend_unavailable in a build without GMP.
 solution solve(const cpu& policy, const problem& p, const solve_options& options = {});
 
 /// Solves exactly on a CUDA device (policy.device, ordered on policy.stream), the certificate

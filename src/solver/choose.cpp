@@ -316,6 +316,40 @@ std::optional<choice> completion_choice(const problem& q, const reduction& r, co
   return c;
 }
 
+// The GPU four-list's whole search, measured at n = 80 (64-bit sums, docs/performance.md):
+// 92 s, doubling every two items.
+double cuda_four_list_seconds(std::size_t n) { return 92 * std::exp2((double(n) - 80) / 2); }
+
+// Automatic, without a time limit: a meet-in-the-middle plan that would run for more than a
+// day on an instance that expects fewer than one solution is refused at once (issue: a
+// density-1 knapsack at n = 120). A search could not hope to find a subset, and the proof
+// is out of reach; a time limit or a named algorithm runs it anyway.
+void refuse_out_of_reach(const choice& c, const problem& q, const reduction& r, const solve_options& options,
+                         unsigned threads, bool open) {
+  if (options.algo != algorithm::automatic || options.time_limit > 0 || options.count || !open || c.settled ||
+      c.out_of_range || (c.algo != algorithm::two_list && c.algo != algorithm::four_list)) {
+    return;
+  }
+  const std::size_t n = q.weights.size();
+  const double seconds = c.where == backend::cuda ? cuda_four_list_seconds(n)
+                                                  : host_two_list_seconds(n, resolved_threads(cpu{threads}));
+  const double expected = log2_expected_solutions(r);
+  if (seconds <= 86400 || expected >= 0) return;
+  int bits = 0;
+  for (uint128 w : r.weights) {
+    int b = 0;
+    for (; w; w >>= 1) ++b;
+    bits = std::max(bits, b);
+  }
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "no proof is possible here: n = %zu with weights of up to %d bits (density %.2f) expects about "
+                "2^%.0f solutions, so no search can hope to find one, and the exact algorithms would take about %s "
+                "(2^%zu sums); give --time-limit SECONDS to search anyway",
+                n, bits, double(n) / std::max(1, bits), expected, seconds_text(seconds).c_str(), n / 2);
+  throw out_of_reach(text);
+}
+
 void refuse_beyond_most_items(const problem& p, algorithm algo) {
   const std::size_t n = p.weights.size();
   if (n <= most_items) return;
@@ -479,6 +513,7 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
   } else if (c.settled && !dp_plan) {
     c.reason = "the reductions answer it without any list: " + joined(r.applied);
   }
+  refuse_out_of_reach(c, q, r, options, threads, open);
   return c;
 }
 

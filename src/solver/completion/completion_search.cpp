@@ -117,35 +117,39 @@ differenced difference_down_to(const std::vector<uint128>& numbers, std::size_t 
 
 }  // namespace
 
+double log2_expected_solutions(const reduction& r) {
+  double total = 0, squares = 0;
+  for (const uint128 w : r.weights) total += double(w), squares += double(w) * double(w);
+  const double deviation = std::sqrt(squares) / 2;
+  const double z = std::abs(double(search_target(r)) - total / 2) / std::max(1.0, deviation);
+  return double(r.weights.size()) - std::log2(2.5066 * std::max(1.0, deviation)) - z * z / (2 * std::log(2.0));
+}
+
 std::optional<completion_plan> completion_plan_for(const reduction& r, unsigned threads, double room) {
   if (r.outcome != reduction::verdict::open) return std::nullopt;
   const partition_form f = partition_form_of(r);
   const std::size_t m = f.numbers.size();
   if (m < 48) return std::nullopt;
-  // The instance itself must expect solutions: over its 2^n subsets the sum has mean total/2
-  // and deviation sqrt(sum w^2)/2, and a target z deviations from the mean is reached by
-  // about 2^n e^(-z^2/2) / (2.5 deviation) of them. Differencing keeps every solution it
-  // leaves, but its numbers' spread says nothing of a target at the edge (a few items of
-  // many) or of structure that the normal law does not see.
-  {
-    double total = 0, squares = 0;
-    for (const uint128 w : r.weights) total += double(w), squares += double(w) * double(w);
-    const double deviation = std::sqrt(squares) / 2, z = std::abs(double(search_target(r)) - total / 2) / deviation;
-    const double log2_expected =
-        double(r.weights.size()) - std::log2(2.5066 * std::max(1.0, deviation)) - z * z / (2 * std::log(2.0));
-    if (log2_expected < 8) return std::nullopt;
-  }
+  // The instance itself must expect solutions (log2_expected_solutions): differencing keeps
+  // every solution it leaves, but its numbers' spread says nothing of a target at the edge
+  // (a few items of many) or of structure that the normal law does not see.
+  if (log2_expected_solutions(r) < 8) return std::nullopt;
   // One differencing pass gives the sum of squares at every count K.
   const differenced d = difference_down_to(f.numbers, 48, nullptr, 92);
-  // Differenced so far that 48 numbers add up to at most 2^27: their subset of half the total
-  // is a small table's work (the dynamic program), and about every such table holds one.
-  if (d.totals[48] <= std::ldexp(1.0, 27)) {
+  // Differenced so far that 48 numbers add up to little: their subset of half the total is
+  // a small table's work (the dynamic program), and about every such table holds one. Up to
+  // 2^20 the table is cheaper than any four-list; up to 2^27 it serves where no four-list's
+  // classes would share the pairs evenly.
+  const auto table = [&]() -> std::optional<completion_plan> {
+    if (d.totals[48] > std::ldexp(1.0, 27)) return std::nullopt;
     const double deviation = std::sqrt(d.square_sums[48]) / 2;
-    completion_plan table{48, 2, 48 - std::log2(2.5066 * std::max(1.0, deviation)), 1, 0};
-    table.table = true;
-    table.bytes = d.totals[48] / 16 * 9 + double(m) * 64;  // the bitset and its checkpoints
-    if (table.bytes <= room) return table;
-  }
+    completion_plan t{48, 2, 48 - std::log2(2.5066 * std::max(1.0, deviation)), 1, 0};
+    t.table = true;
+    t.bytes = d.totals[48] / 16 * 9 + double(m) * 64;  // the bitset and its checkpoints
+    if (t.bytes > room) return std::nullopt;
+    return t;
+  };
+  if (d.totals[48] <= std::ldexp(1.0, 20)) return table();
   std::optional<completion_plan> best;
   double best_cost = std::ldexp(1.0, 28);
   for (std::size_t k = 48; k <= 92 && k <= m; k += 4) {
@@ -170,7 +174,7 @@ std::optional<completion_plan> completion_plan_for(const reduction& r, unsigned 
       best = completion_plan{k, modulus, log2_solutions, std::uint64_t(std::ceil(4 * classes)), bytes};
     }
   }
-  return best;
+  return best ? best : table();
 }
 
 solution solve_completion(const cpu& policy, const problem& p, const reduction& r, const solve_options& options) {

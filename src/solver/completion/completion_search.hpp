@@ -47,6 +47,10 @@ struct completion_plan {
 /// dense.
 std::optional<completion_plan> completion_plan_for(const reduction& r, unsigned threads, double room);
 
+/// log2 of the solutions the reduced instance `r` expects by the normal law of its subsets'
+/// sums (a target z deviations from the middle: 2^n e^(-z^2/2) / (2.5 deviation)).
+double log2_expected_solutions(const reduction& r);
+
 /// Searches the reduced instance of `p` until a subset is found (mapped back to p's indices)
 /// or options.cancel rises (ssum::interrupted; under a time limit, status::unknown). Never
 /// answers infeasible. Deterministic: the attempts' choices come from options.seed, and a
