@@ -341,7 +341,7 @@ void refuse_out_of_reach(const choice& c, const problem& q, const reduction& r, 
     for (; w; w >>= 1) ++b;
     bits = std::max(bits, b);
   }
-  char text[256];
+  char text[512];
   std::snprintf(text, sizeof text,
                 "no proof is possible here: n = %zu with weights of up to %d bits (density %.2f) expects about "
                 "2^%.0f solutions, so no search can hope to find one, and the exact algorithms would take about %s "
