@@ -111,3 +111,32 @@ TEST(TimeLimit, ABadLimitIsRefused) {
 }
 
 }  // namespace
+
+namespace {
+
+// A cancel that lands anywhere in the two-list's generation stops every thread of the team at
+// the same point: raised after 0 to 6 ms, over and over, each solve must end (a team that
+// parts at different barriers hangs), interrupted or answered.
+TEST(TimeLimit, ACancelAnywhereInTheGenerationStopsTheWholeTeam) {
+  const ssum::problem p = long_no_instance(44, 40, 3);
+  ssum::solve_options o;
+  o.algo = ssum::algorithm::two_list;
+  int interrupted = 0;
+  for (int run = 0; run < 120; ++run) {
+    std::atomic<bool> cancel{false};
+    o.cancel = &cancel;
+    std::thread raiser([&cancel, run] {
+      std::this_thread::sleep_for(std::chrono::microseconds(50 * run));
+      cancel.store(true);
+    });
+    try {
+      (void)ssum::solve(ssum::cpu{2}, p, o);
+    } catch (const ssum::interrupted&) {
+      ++interrupted;
+    }
+    raiser.join();
+  }
+  EXPECT_GT(interrupted, 10);
+}
+
+}  // namespace

@@ -23,6 +23,11 @@ struct generation_shared {
   std::atomic<bool> cancelled{false};
   std::atomic<std::size_t> chunks_done{0};
   work_meter& meter;
+  // Each level's decision to stop, written in its `single` and read by every thread after
+  // that construct's barrier. Two slots: a thread still reading level k's while another
+  // runs level k + 1 (whose chunks may raise `cancelled`) needs a value no one changes; the
+  // slot is written again only at level k + 2, past a barrier every thread must reach.
+  bool stop[2] = {false, false};
 };
 
 // Sums one chunk of a level merges: 2^21 (about 10 ms of one thread), so that a thread looks
@@ -45,7 +50,9 @@ std::size_t generate_sums(const Sum* w, std::size_t count, Sum limit, Sum* list,
   Sum* cur = (count % 2 == 0) ? list : scratch;
   Sum* nxt = (count % 2 == 0) ? scratch : list;
   const std::size_t threads = static_cast<std::size_t>(omp_get_num_threads());
-  if (cancelled.load()) return 0;  // raised in an earlier call: every thread sees it
+  // Raised in an earlier call: every thread sees it (no chunk of this call can raise it
+  // before the barrier below, which every thread reaches after this test).
+  if (cancelled.load()) return 0;
   if (omp_get_thread_num() == 0) cur[0] = 0;
 #pragma omp barrier
   std::size_t size = 1;
@@ -96,8 +103,11 @@ std::size_t generate_sums(const Sum* w, std::size_t count, Sum limit, Sum* list,
         meter.finish_stage(stage, list_weight);
       }
       if (options.cancel && options.cancel->load(std::memory_order_relaxed)) cancelled.store(true);
+      shared.stop[item & 1] = cancelled.load();
     }
-    if (cancelled.load()) return 0;
+    // Not `cancelled` itself: a thread already in the next level may raise it, and the team
+    // would part at different barriers (a hang, seen under a time limit).
+    if (shared.stop[item & 1]) return 0;
   }
   return size;
 }
