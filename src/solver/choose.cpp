@@ -148,8 +148,20 @@ std::string two_list_sums_text(std::size_t n) { return "2^" + std::to_string((n 
 // millisecond (below that either answers at once, and the two-list keeps small instances).
 // Empty: the meet-in-the-middle algorithms decide as before. `r`: the reductions of `p`
 // (outcome open unless they settled it); `q`: what is left for meet-in-the-middle.
+// The completion search's plan for one choose(), made at most once (a differencing pass over
+// every item) and shared by dp_choice and completion_choice.
+struct dense_plan {
+  bool made = false;
+  std::optional<completion_plan> plan;
+  const std::optional<completion_plan>& of(const reduction& r, unsigned threads, double room) {
+    if (!made) plan = completion_plan_for(r, threads, room), made = true;
+    return plan;
+  }
+};
+
 std::optional<choice> dp_choice(const problem& p, const flipped_totals& totals, const problem& q,
-                                const reduction& reduced, const solve_options& options, unsigned threads) {
+                                const reduction& reduced, const solve_options& options, unsigned threads,
+                                dense_plan& dense) {
   const std::size_t n = p.weights.size(), left = q.weights.size();
   const bool named = options.algo == algorithm::dynamic_programming;
   // A count beyond most_items has only the dynamic program; below, automatic keeps the
@@ -206,7 +218,7 @@ std::optional<choice> dp_choice(const problem& p, const flipped_totals& totals, 
     return c;
   }
   if (left > most_items) {
-    if (!fits && !options.count && completion_plan_for(reduced, c.threads, room)) return std::nullopt;  // dense: the completion search
+    if (!fits && !options.count && dense.of(reduced, c.threads, room)) return std::nullopt;  // dense: the completion search
     if (!fits) {
       throw insufficient_memory("n = " + std::to_string(left) + " with a reduced target of " +
                                     count_text(double(r.bound)) + ": " + table + " needs more than the " +
@@ -281,11 +293,11 @@ choice device_dp_if_it_pays(const problem& p, const flipped_totals& totals, cons
 // two-list's model, or beyond most_items) and whose attempts expect a solution in about every
 // residue class of their four-list. Empty: the exact algorithms decide as before.
 std::optional<choice> completion_choice(const problem& q, const reduction& r, const solve_options& options,
-                                        unsigned threads) {
+                                        unsigned threads, dense_plan& dense) {
   const bool named = options.algo == algorithm::completion_search;
   if (!named && (options.algo != algorithm::automatic || options.count)) return std::nullopt;
   const unsigned resolved = resolved_threads(cpu{threads});
-  const std::optional<completion_plan> plan = completion_plan_for(r, resolved, host_plan_room(options.memory_limit));
+  const std::optional<completion_plan>& plan = dense.of(r, resolved, host_plan_room(options.memory_limit));
   if (named) {
     if (options.count) throw std::invalid_argument("the completion search finds one subset; it cannot count");
     if (!plan) {
@@ -300,6 +312,7 @@ std::optional<choice> completion_choice(const problem& q, const reduction& r, co
   if (!named && (!plan || exact < 10)) return std::nullopt;
   choice c;
   c.algo = algorithm::completion_search;
+  c.completion = plan;
   c.where = backend::cpu;
   c.threads = resolved;
   c.totals = totals_of(q);
@@ -463,11 +476,12 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
   const bool open = reducible && r.outcome == reduction::verdict::open;
   const problem q = open ? reduced_problem(r) : p;
   std::optional<choice> dp;
-  if (which != backend::cuda) dp = dp_choice(p, totals, q, r, options, threads);
+  dense_plan dense;
+  if (which != backend::cuda) dp = dp_choice(p, totals, q, r, options, threads, dense);
   if (dp && which == backend::automatic) dp = device_dp_if_it_pays(p, totals, r, options, probe, std::move(*dp));
   choice c;
   if (!dp && open && which != backend::cuda) {
-    if (std::optional<choice> dense = completion_choice(q, r, options, threads)) dp = std::move(dense);
+    if (std::optional<choice> search = completion_choice(q, r, options, threads, dense)) dp = std::move(search);
   }
   if (dp) {
     c = std::move(*dp);

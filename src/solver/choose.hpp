@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "solver/completion/completion_search.hpp"
 #include "solver/frame.hpp"
 #include "solver/reductions.hpp"
 #include "ssum/problem.hpp"
@@ -37,6 +38,7 @@ struct choice {
   bool reduced_instance = false;         // the meet-in-the-middle plan runs on `instance`, the
   problem instance;                      // reduced problem (reduced_problem()), mapped back after
   std::string reason;                    // a sentence for people
+  std::optional<completion_plan> completion;  // completion_search: the attempts' shape
 
   solve_plan plan() const;
 };

@@ -83,7 +83,7 @@ solution run_on_host(const cpu& policy, const problem& original, const detail::c
       throw out_of_memory("the dynamic program", detail::dp_planned_bytes(c.reduced));
     }
   }
-  if (c.algo == algorithm::completion_search) return detail::solve_completion(policy, original, c.reduced, options);
+  if (c.algo == algorithm::completion_search) return detail::solve_completion(policy, original, c.reduced, *c.completion, options);
   if (c.algo == algorithm::two_list) {
     try {
       return mapped_back(original, c, detail::solve_two_list(policy, p, c.totals, options));

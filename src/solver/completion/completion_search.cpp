@@ -56,65 +56,117 @@ partition_form partition_form_of(const reduction& r) {
   return f;
 }
 
+// A max-heap of (value, id) by value alone, with the step differencing needs: the top
+// replaced and sifted down (one pass instead of a pop and a push).
+class largest_first {
+ public:
+  using entry = std::pair<uint128, std::uint32_t>;
+  explicit largest_first(std::vector<entry> v) : heap_(std::move(v)) {
+    std::make_heap(heap_.begin(), heap_.end(), below);
+  }
+  std::size_t size() const { return heap_.size(); }
+  bool empty() const { return heap_.empty(); }
+  const entry& top() const { return heap_.front(); }
+  const std::vector<entry>& entries() const { return heap_; }
+  entry pop() {
+    std::pop_heap(heap_.begin(), heap_.end(), below);
+    const entry e = heap_.back();
+    heap_.pop_back();
+    return e;
+  }
+  void push(entry e) {
+    heap_.push_back(e);
+    std::push_heap(heap_.begin(), heap_.end(), below);
+  }
+  void replace_top(entry e) {
+    const std::size_t n = heap_.size();
+    std::size_t at = 0;
+    for (;;) {
+      std::size_t child = 2 * at + 1;
+      if (child >= n) break;
+      if (child + 1 < n && heap_[child + 1].first > heap_[child].first) ++child;
+      if (heap_[child].first <= e.first) break;
+      heap_[at] = heap_[child];
+      at = child;
+    }
+    heap_[at] = e;
+  }
+
+ private:
+  struct by_value {
+    bool operator()(const entry& x, const entry& y) const { return x.first < y.first; }
+  };
+  static constexpr by_value below{};
+  std::vector<entry> heap_;
+};
+
+}  // namespace
+
 // Differencing down to K numbers: the two largest replaced by their difference (the larger on
 // one side, the other opposite) until K are left; each difference is a node with its parts.
 // `shake` (attempts after the first): now and then the largest is paired with the third
 // largest instead, so that each attempt reaches other K numbers.
 struct differenced {
-  std::vector<uint128> value;                               // numbers, then the nodes made
+  std::vector<uint128> value;                                  // numbers, then the nodes made
   std::vector<std::pair<std::uint32_t, std::uint32_t>> parts;  // node m + j = parts[j].first - .second
-  std::vector<std::uint32_t> left;                          // the K left, ids into value
-  std::vector<double> square_sums, totals;                  // [c]: at c numbers, their squares' sum and sum
+  std::vector<std::uint32_t> left;                             // the K left, ids into value
+  std::vector<double> square_sums, totals;                     // [c]: at c numbers, their squares' sum and sum
+  std::vector<std::uint32_t> left_at_48;                       // a pass beyond 48: the 48 left then,
+  std::size_t parts_at_48 = 0;                                 // after this many differences
 };
+
+namespace {
 
 differenced difference_down_to(const std::vector<uint128>& numbers, std::size_t k, std::mt19937_64* shake,
                                std::size_t record_from = 0) {
   differenced d;
   d.value = numbers;
+  d.value.reserve(2 * numbers.size());
+  d.parts.reserve(numbers.size());
   const std::size_t m = numbers.size();
-  using entry = std::pair<uint128, std::uint32_t>;
-  std::vector<entry> heap;  // a max-heap
-  for (std::size_t i = 0; i < m; ++i) heap.push_back({numbers[i], std::uint32_t(i)});
-  std::make_heap(heap.begin(), heap.end());
-  const auto pop = [&heap] {
-    std::pop_heap(heap.begin(), heap.end());
-    const entry e = heap.back();
-    heap.pop_back();
-    return e;
-  };
-  const auto push = [&heap](entry e) {
-    heap.push_back(e);
-    std::push_heap(heap.begin(), heap.end());
-  };
+  std::vector<largest_first::entry> start;
+  for (std::size_t i = 0; i < m; ++i) start.push_back({numbers[i], std::uint32_t(i)});
+  largest_first heap(std::move(start));
   // Sums of squares and totals from the numbers left, summed afresh (a running sum would
   // lose the small numbers against the first ones' squares).
   d.square_sums.assign(std::min(m, record_from) + 1, 0);
   d.totals.assign(d.square_sums.size(), 0);
   const auto record = [&] {
+    if (heap.size() == 48) {
+      for (const auto& e : heap.entries()) d.left_at_48.push_back(e.second);
+      d.parts_at_48 = d.parts.size();
+    }
     if (heap.size() >= d.square_sums.size()) return;
     double squares = 0, total = 0;
-    for (const entry& e : heap) squares += double(e.first) * double(e.first), total += double(e.first);
+    for (const auto& e : heap.entries()) squares += double(e.first) * double(e.first), total += double(e.first);
     d.square_sums[heap.size()] = squares, d.totals[heap.size()] = total;
   };
   record();
   while (heap.size() > k) {
-    const entry a = pop();
-    entry b = pop();
-    if (shake && !heap.empty() && (*shake)() % 4 == 0) {
-      const entry c = pop();  // pair a with the third largest; b goes back
-      push(b);
-      b = c;
-    }
+    const auto a = heap.pop();
+    auto b = heap.top();
     const auto id = static_cast<std::uint32_t>(d.value.size());
+    if (shake && heap.size() >= 2 && (*shake)() % 4 == 0) {
+      heap.pop();  // pair a with the third largest; b goes back
+      const auto c = heap.pop();
+      heap.push(b);
+      b = c;
+      heap.push({a.first - b.first, id});
+    } else {
+      heap.replace_top({a.first - b.first, id});
+    }
     d.value.push_back(a.first - b.first);
     d.parts.push_back({a.second, b.second});
-    push({a.first - b.first, id});
     record();
   }
-  for (const entry& e : heap) d.left.push_back(e.second);
+  for (const auto& e : heap.entries()) d.left.push_back(e.second);
   return d;
 }
 
+}  // namespace
+
+namespace {
+std::optional<completion_plan> regular_plan(const differenced& d, std::size_t m, unsigned threads, double room);
 }  // namespace
 
 double log2_expected_solutions(const reduction& r) {
@@ -134,8 +186,27 @@ std::optional<completion_plan> completion_plan_for(const reduction& r, unsigned 
   // every solution it leaves, but its numbers' spread says nothing of a target at the edge
   // (a few items of many) or of structure that the normal law does not see.
   if (log2_expected_solutions(r) < 8) return std::nullopt;
-  // One differencing pass gives the sum of squares at every count K.
-  const differenced d = difference_down_to(f.numbers, 48, nullptr, 92);
+  // One differencing pass, to the end: the sum of squares at every count K, and perhaps a
+  // perfect partition outright.
+  auto pass = std::make_shared<differenced>(difference_down_to(f.numbers, 1, nullptr, 92));
+  const differenced& d = *pass;
+  std::optional<completion_plan> chosen = regular_plan(d, m, threads, room);
+  // Differencing to the end left 0: its sides answer at once (n far above the weights' bits);
+  // the regular plan, if any, serves the attempts after it.
+  if (d.value[d.left[0]] == 0 && double(m) * 64 <= room) {
+    if (!chosen) {
+      chosen = completion_plan{};
+      chosen->log2_solutions = double(m), chosen->bytes = double(m) * 64;
+    }
+    chosen->perfect = true;
+  }
+  if (chosen) chosen->pass = std::move(pass);
+  return chosen;
+}
+
+namespace {
+
+std::optional<completion_plan> regular_plan(const differenced& d, std::size_t m, unsigned threads, double room) {
   // Differenced so far that 48 numbers add up to little: their subset of half the total is
   // a small table's work (the dynamic program), and about every such table holds one. Up to
   // 2^20 the table is cheaper than any four-list; up to 2^27 it serves where no four-list's
@@ -143,7 +214,9 @@ std::optional<completion_plan> completion_plan_for(const reduction& r, unsigned 
   const auto table = [&]() -> std::optional<completion_plan> {
     if (d.totals[48] > std::ldexp(1.0, 27)) return std::nullopt;
     const double deviation = std::sqrt(d.square_sums[48]) / 2;
-    completion_plan t{48, 2, 48 - std::log2(2.5066 * std::max(1.0, deviation)), 1, 0};
+    completion_plan t;
+    t.items = 48;
+    t.log2_solutions = 48 - std::log2(2.5066 * std::max(1.0, deviation));
     t.table = true;
     t.bytes = d.totals[48] / 16 * 9 + double(m) * 64;  // the bitset and its checkpoints
     if (t.bytes > room) return std::nullopt;
@@ -171,22 +244,25 @@ std::optional<completion_plan> completion_plan_for(const reduction& r, unsigned 
     const double bytes = residue_join::planned_bytes(k, modulus, threads) + double(m) * 64;
     if (cost < best_cost && bytes <= room) {
       best_cost = cost;
-      best = completion_plan{k, modulus, log2_solutions, std::uint64_t(std::ceil(4 * classes)), bytes};
+      best = completion_plan{};
+      best->items = k, best->modulus = modulus, best->log2_solutions = log2_solutions;
+      best->classes = std::uint64_t(std::ceil(4 * classes)), best->bytes = bytes;
     }
   }
   return best ? best : table();
 }
 
-solution solve_completion(const cpu& policy, const problem& p, const reduction& r, const solve_options& options) {
+}  // namespace
+
+solution solve_completion(const cpu& policy, const problem& p, const reduction& r, const completion_plan& given,
+                          const solve_options& options) {
   const auto start = clock_type::now();
   solution result;
   result.algorithm = "completion";
   result.backend = "cpu";
   result.threads = resolved_threads(policy);
   const unsigned threads = result.threads;
-  const std::optional<completion_plan> plan =
-      completion_plan_for(r, threads, host_plan_room(options.memory_limit));
-  if (!plan) throw std::invalid_argument("the completion search needs a dense instance");
+  const completion_plan* plan = &given;
   result.planned_bytes = std::uint64_t(plan->bytes);
   const std::size_t k = plan->items, n = r.weights.size();
   const partition_form f = partition_form_of(r);
@@ -194,7 +270,8 @@ solution solve_completion(const cpu& policy, const problem& p, const reduction& 
   const std::uint64_t budget = std::max<std::uint64_t>(4, plan->classes);
   std::mt19937_64 rng(options.seed);
   std::vector<residue_join::scratch> scratch(threads);
-  residue_join join(k, plan->modulus, threads, options.cancel);
+  std::optional<residue_join> join;
+  if (!plan->table && k >= 8) join.emplace(k, plan->modulus, threads, options.cancel);
   // Progress: the open-ended search reports the share of its time limit spent (0 without one).
   const auto report = [&] {
     if (!options.on_progress) return;
@@ -204,7 +281,21 @@ solution solve_completion(const cpu& policy, const problem& p, const reduction& 
   report();
   for (unsigned attempt = 0;; ++attempt) {
     check_cancel(options);
-    const differenced d = difference_down_to(f.numbers, k, attempt == 0 ? nullptr : &rng);
+    // The first attempt's numbers come from the plan's pass where it holds them.
+    differenced d;
+    if (attempt == 0 && plan->pass && (plan->perfect || (k == 48 && plan->pass->left_at_48.size() == 48))) {
+      const differenced& pass = *plan->pass;
+      const std::size_t made = plan->perfect ? pass.parts.size() : pass.parts_at_48;
+      d.value.assign(pass.value.begin(), pass.value.begin() + std::ptrdiff_t(m + made));
+      d.parts.assign(pass.parts.begin(), pass.parts.begin() + std::ptrdiff_t(made));
+      d.left = plan->perfect ? pass.left : pass.left_at_48;
+    } else if (k == 0) {
+      // Only differencing to the end fitted, and it gave zero-sum's empty subset.
+      throw out_of_reach("the completion search's differencing found only the empty subset, and no other "
+                         "attempt fits this instance");
+    } else {
+      d = difference_down_to(f.numbers, k, attempt == 0 ? nullptr : &rng);
+    }
     std::vector<uint128> left;
     uint128 total = 0;
     for (const std::uint32_t id : d.left) left.push_back(d.value[id]), total += d.value[id];
@@ -235,6 +326,10 @@ solution solve_completion(const cpu& policy, const problem& p, const reduction& 
       result.seconds.total = result.seconds.search;
       return true;
     };
+    if (attempt == 0 && plan->perfect) {
+      if (answer({})) return result;  // one number, 0: both sides are equal
+      continue;
+    }
     if (plan->table) {
       // Small numbers: the dynamic program answers their half exactly.
       problem q;
@@ -249,7 +344,7 @@ solution solve_completion(const cpu& policy, const problem& p, const reduction& 
       if (s.feasible && answer(s.subset)) return result;
       continue;
     }
-    join.assign(left, total / 2, {});
+    join->assign(left, total / 2, {});
     // Rounds of one class per thread; the first class of the sequence that holds a solution
     // answers, whatever the thread count.
     for (std::uint64_t done = 0; done < budget;) {
@@ -259,7 +354,7 @@ solution solve_completion(const cpu& policy, const problem& p, const reduction& 
 #pragma omp parallel for num_threads(round) schedule(static, 1)
       for (unsigned j = 0; j < round; ++j) {
         try {
-          found[j] = join.search((first_class + done + j) % plan->modulus, scratch[j]);
+          found[j] = join->search((first_class + done + j) % plan->modulus, scratch[j]);
         } catch (const std::bad_alloc&) {
 #pragma omp critical(completion_out_of_memory)
           out_of_memory = true;

@@ -18,6 +18,7 @@
 // the one that maps back to the empty subset.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 
 #include "solver/reductions.hpp"
@@ -25,6 +26,8 @@
 #include "ssum/solve.hpp"
 
 namespace ssum::detail {
+
+struct differenced;  // completion_search.cpp
 
 /// An attempt's shape: K items, the modulus of its residue classes, the log2 of the solutions
 /// its sub-instance expects, the classes it tries before a fresh choice, and the bytes.
@@ -35,10 +38,15 @@ struct completion_plan {
   std::uint64_t classes = 1;
   double bytes = 0;
   bool table = false;  // the K numbers are small: the dynamic program answers them
+  bool perfect = false;  // differencing to the end left 0: its sides are the answer
+  /// The plan's differencing pass (to the end, the 48 left on the way kept): the first
+  /// attempt's when K = 48, the answer when perfect.
+  std::shared_ptr<const differenced> pass;
 };
 
 /// The attempts' shape for the reduced instance `r` on `threads` threads within `room` bytes,
-/// from one differencing pass: K = 48 with the dynamic program where the 48 numbers left add
+/// from one differencing pass: perfect where differencing to the end leaves 0 (n far above the
+/// weights' bits); K = 48 with the dynamic program where the 48 numbers left add
 /// up to at most 2^27; otherwise the K in 48..92 that minimises the quarter lists
 /// (4 * 2^(K/4) sums) plus the classes expected before the first solution (each 2 * 2^(K/4)
 /// sums and 2 * 2^(K/2) / M pairs), with M the largest prime at most 2^(K/4) and at most the
@@ -55,6 +63,7 @@ double log2_expected_solutions(const reduction& r);
 /// or options.cancel rises (ssum::interrupted; under a time limit, status::unknown). Never
 /// answers infeasible. Deterministic: the attempts' choices come from options.seed, and a
 /// subset found is the same for any thread count.
-solution solve_completion(const cpu& policy, const problem& p, const reduction& r, const solve_options& options);
+solution solve_completion(const cpu& policy, const problem& p, const reduction& r, const completion_plan& plan,
+                          const solve_options& options);
 
 }  // namespace ssum::detail
