@@ -190,7 +190,9 @@ std::optional<choice> dp_choice(const problem& p, const flipped_totals& totals, 
   // items as they are (grouping would raise its largest weight), whichever the models say is
   // faster among those whose plan fits.
   const double room = host_plan_room(options.memory_limit);
-  const reduction grouped = options.count ? reduced : group_equal_weights(reduced);
+  // Grouping sorts every item: only for a table that could exist.
+  const reduction grouped =
+      options.count || reduced.bound > uint128(dp_most_sums) ? reduced : group_equal_weights(reduced);
   double bytes = options.count                            ? count_dp_planned_bytes(grouped)
                  : grouped.bound <= uint128(dp_most_sums) ? dp_planned_bytes(grouped, room)
                                                           : std::ldexp(1.0, 127);
