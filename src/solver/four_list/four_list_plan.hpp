@@ -82,19 +82,25 @@ struct quarter_list {
         throw interrupted();
       }
     };
+    // Grown in place, not zero-filled first: a list of 2^25 sums is 512 MiB, whose pages
+    // are then first touched inside the polled loops (a zero fill would not answer a
+    // cancel, and took over a second under load).
     const std::size_t size = std::size_t{1} << q.count;
-    sum.assign(size, 0);
+    sum.clear();
+    sum.reserve(size);
+    sum.push_back(0);
     for (std::size_t j = 0; j < q.count; ++j) {
       const std::size_t half = std::size_t{1} << j;
       for (std::size_t s = 0; s < half; ++s) {
         poll(s);
-        sum[half + s] = sum[s] + w[q.first + j];
+        sum.push_back(sum[s] + w[q.first + j]);
       }
     }
-    residue.resize(size);
+    residue.clear();
+    residue.reserve(size);
     for (std::size_t s = 0; s < size; ++s) {
       poll(s);
-      residue[s] = static_cast<std::uint32_t>(sum[s] % m);
+      residue.push_back(static_cast<std::uint32_t>(sum[s] % m));
     }
     if (!bucketed) return;
     offset.assign(m + 1, 0);
