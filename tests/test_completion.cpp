@@ -61,6 +61,22 @@ TEST(Completion, AutomaticFindsSubsetsOfDenseInstances) {
   }
 }
 
+// Far more items than bits: differencing all the way leaves 0, and its sides are the answer.
+TEST(Completion, DifferencingToTheEndAnswersVeryDenseInstances) {
+  for (const std::uint64_t seed : {3u, 4u}) {
+    const ssum::problem p = ssum::generate("random", 10000, std::nullopt, seed);
+    const ssum::solution s = ssum::solve(ssum::cpu{}, p);
+    EXPECT_NE(s.plan.reason.find("differencing to the end leaves 0"), std::string::npos) << s.plan.reason;
+    ASSERT_TRUE(s.feasible);
+    EXPECT_TRUE(ssum::is_certificate(p, s.subset));
+    const ssum::problem zero = ssum::generate("zero-sum", 20000, std::nullopt, seed);  // zero-sum: non-empty
+    const ssum::solution z = ssum::solve(ssum::cpu{}, zero);
+    ASSERT_TRUE(z.feasible) << z.plan.reason;
+    EXPECT_FALSE(z.subset.empty());
+    EXPECT_TRUE(ssum::is_certificate(zero, z.subset));
+  }
+}
+
 // The same seed finds the same subset on any number of threads; other seeds find others.
 TEST(Completion, IsDeterministicForASeed) {
   const ssum::problem p = ssum::generate("random", 150, std::nullopt, 9);

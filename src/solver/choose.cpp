@@ -321,10 +321,12 @@ std::optional<choice> completion_choice(const problem& q, const reduction& r, co
   c.reduced = r;
   char expected[32];
   std::snprintf(expected, sizeof expected, "2^%.0f", plan->log2_solutions);
-  c.reason = std::string(named ? "the completion search was asked for" : "a dense instance") +
-             ": differencing leaves " + std::to_string(plan->items) + " numbers with about " + expected +
-             " subsets of half their total, found by " +
-             (plan->table ? "the dynamic program" : "a few residue classes of their four-list") +
+  const std::string how =
+      plan->perfect ? "differencing to the end leaves 0, a perfect partition at once"
+                    : "differencing leaves " + std::to_string(plan->items) + " numbers with about " + expected +
+                          " subsets of half their total, found by " +
+                          (plan->table ? "the dynamic program" : "a few residue classes of their four-list");
+  c.reason = std::string(named ? "the completion search was asked for" : "a dense instance") + ": " + how +
              " (it finds, it cannot prove none)" +
              (named ? "" : "; the exact algorithms would take more than " +
                                (n > most_items ? std::string("any time here") : seconds_text(exact)));
