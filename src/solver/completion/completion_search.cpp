@@ -254,7 +254,7 @@ std::optional<completion_plan> regular_plan(const differenced& d, std::size_t m,
 
 }  // namespace
 
-solution solve_completion(const cpu& policy, const problem& p, const reduction& r, const completion_plan& given,
+solution solve_completion(const cpu& policy, const problem& p, const reduction& r, const completion_plan& plan,
                           const solve_options& options) {
   const auto start = clock_type::now();
   solution result;
@@ -262,16 +262,15 @@ solution solve_completion(const cpu& policy, const problem& p, const reduction& 
   result.backend = "cpu";
   result.threads = resolved_threads(policy);
   const unsigned threads = result.threads;
-  const completion_plan* plan = &given;
-  result.planned_bytes = std::uint64_t(plan->bytes);
-  const std::size_t k = plan->items, n = r.weights.size();
+  result.planned_bytes = std::uint64_t(plan.bytes);
+  const std::size_t k = plan.items, n = r.weights.size();
   const partition_form f = partition_form_of(r);
   const std::size_t m = f.numbers.size();
-  const std::uint64_t budget = std::max<std::uint64_t>(4, plan->classes);
+  const std::uint64_t budget = std::max<std::uint64_t>(4, plan.classes);
   std::mt19937_64 rng(options.seed);
   std::vector<residue_join::scratch> scratch(threads);
   std::optional<residue_join> join;
-  if (!plan->table && k >= 8) join.emplace(k, plan->modulus, threads, options.cancel);
+  if (!plan.table && k >= 8) join.emplace(k, plan.modulus, threads, options.cancel);
   // Progress: the open-ended search reports the share of its time limit spent (0 without one).
   const auto report = [&] {
     if (!options.on_progress) return;
@@ -283,12 +282,12 @@ solution solve_completion(const cpu& policy, const problem& p, const reduction& 
     check_cancel(options);
     // The first attempt's numbers come from the plan's pass where it holds them.
     differenced d;
-    if (attempt == 0 && plan->pass && (plan->perfect || (k == 48 && plan->pass->left_at_48.size() == 48))) {
-      const differenced& pass = *plan->pass;
-      const std::size_t made = plan->perfect ? pass.parts.size() : pass.parts_at_48;
+    if (attempt == 0 && plan.pass && (plan.perfect || (k == 48 && plan.pass->left_at_48.size() == 48))) {
+      const differenced& pass = *plan.pass;
+      const std::size_t made = plan.perfect ? pass.parts.size() : pass.parts_at_48;
       d.value.assign(pass.value.begin(), pass.value.begin() + std::ptrdiff_t(m + made));
       d.parts.assign(pass.parts.begin(), pass.parts.begin() + std::ptrdiff_t(made));
-      d.left = plan->perfect ? pass.left : pass.left_at_48;
+      d.left = plan.perfect ? pass.left : pass.left_at_48;
     } else if (k == 0) {
       // Only differencing to the end fitted, and it gave zero-sum's empty subset.
       throw out_of_reach("the completion search's differencing found only the empty subset, and no other "
@@ -326,11 +325,11 @@ solution solve_completion(const cpu& policy, const problem& p, const reduction& 
       result.seconds.total = result.seconds.search;
       return true;
     };
-    if (attempt == 0 && plan->perfect) {
+    if (attempt == 0 && plan.perfect) {
       if (answer({})) return result;  // one number, 0: both sides are equal
       continue;
     }
-    if (plan->table) {
+    if (plan.table) {
       // Small numbers: the dynamic program answers their half exactly.
       problem q;
       for (const uint128 v : left) q.weights.push_back(int128(v));
@@ -354,7 +353,7 @@ solution solve_completion(const cpu& policy, const problem& p, const reduction& 
 #pragma omp parallel for num_threads(round) schedule(static, 1)
       for (unsigned j = 0; j < round; ++j) {
         try {
-          found[j] = join->search((first_class + done + j) % plan->modulus, scratch[j]);
+          found[j] = join->search((first_class + done + j) % plan.modulus, scratch[j]);
         } catch (const std::bad_alloc&) {
 #pragma omp critical(completion_out_of_memory)
           out_of_memory = true;
