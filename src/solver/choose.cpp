@@ -291,9 +291,9 @@ choice device_dp_if_it_pays(const problem& p, const flipped_totals& totals, cons
 }
 
 // The completion search (completion/completion_search.hpp) when named, or under automatic for
-// a dense target instance that no exact algorithm here answers within about 10 s (the
-// two-list's model, or beyond most_items) and whose attempts expect a solution in about every
-// residue class of their four-list. Empty: the exact algorithms decide as before.
+// a dense instance (a target or zero-sum) that no exact algorithm here answers within about
+// 10 s (the two-list's model, or beyond most_items) and for which completion_plan_for finds a
+// plan (made once per choose, in `dense`). Empty: the exact algorithms decide as before.
 std::optional<choice> completion_choice(const problem& q, const reduction& r, const solve_options& options,
                                         unsigned threads, dense_plan& dense) {
   const bool named = options.algo == algorithm::completion_search;

@@ -65,7 +65,6 @@ class largest_first {
     std::make_heap(heap_.begin(), heap_.end(), below);
   }
   std::size_t size() const { return heap_.size(); }
-  bool empty() const { return heap_.empty(); }
   const entry& top() const { return heap_.front(); }
   const std::vector<entry>& entries() const { return heap_; }
   entry pop() {

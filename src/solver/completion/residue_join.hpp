@@ -51,8 +51,6 @@ class residue_join {
   /// the memory.
   std::optional<std::vector<std::size_t>> search(std::uint64_t r, scratch& s) const;
 
-  std::uint64_t modulus() const { return m_; }
-
   /// Bytes for K items and modulus M: the quarters and their building space, and per thread
   /// a class's partitioned pairs (2^(K/2)/M a side) and their hash slots.
   static double planned_bytes(std::size_t k, std::uint64_t modulus, unsigned threads);
