@@ -77,6 +77,27 @@ TEST(Completion, DifferencingToTheEndAnswersVeryDenseInstances) {
   }
 }
 
+// The dense pass (O(n), differencing.hpp) answers at once, with the target in the middle,
+// far from it, signed, and zero-sum; its answer is the same for any thread count.
+TEST(Completion, TheDensePassAnswersManyItemsWithAnyTarget) {
+  ssum::problem far = ssum::generate("random", 10000, std::nullopt, 11);
+  int128 total = 0;
+  for (const int128 w : far.weights) total += w;
+  far.target = total / 7;  // d about 5/7 of the total, far wider than any weight
+  const ssum::problem cases[] = {ssum::generate("random", 5000, std::nullopt, 10), far, partition(20000, 62, 12),
+                                 signed_target(10000, 13), ssum::generate("zero-sum", 50000, std::nullopt, 14)};
+  for (const ssum::problem& p : cases) {
+    SCOPED_TRACE(testing::Message() << "n = " << p.weights.size());
+    const ssum::solution s = ssum::solve(ssum::cpu{2}, p);
+    ASSERT_TRUE(s.feasible) << s.plan.reason;
+    EXPECT_EQ(s.algorithm, "completion");
+    EXPECT_NE(s.plan.reason.find("a perfect partition at once"), std::string::npos) << s.plan.reason;
+    EXPECT_FALSE(s.subset.empty());
+    EXPECT_TRUE(ssum::is_certificate(p, s.subset));
+    EXPECT_EQ(ssum::solve(ssum::cpu{1}, p).subset, s.subset);
+  }
+}
+
 // The same seed finds the same subset on any number of threads; other seeds find others.
 TEST(Completion, IsDeterministicForASeed) {
   const ssum::problem p = ssum::generate("random", 150, std::nullopt, 9);

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "solver/completion/differencing.hpp"
 #include "solver/completion/residue_join.hpp"
 #include "solver/four_list/four_list_plan.hpp"
 #include "solver/frame.hpp"
@@ -39,127 +40,21 @@ std::uint64_t prime_at_most(std::uint64_t x) {  // x >= 2
 // d = total - 2t' (t' the target or, beyond the middle, total - target): the side of a perfect
 // partition that holds d sums to t' once d is taken away.
 struct partition_form {
-  std::vector<uint128> numbers;  // r.weights, then d when d > 0
-  bool dummy = false;
-  bool complemented = false;     // the subset of sum t' is the one left out
+  uint128 d = 0;              // 0: the target is the middle, no extra number
+  bool complemented = false;  // the subset of sum t' is the one left out
+  std::size_t m = 0;          // the numbers: r.weights, then d when d > 0
 };
 
 partition_form partition_form_of(const reduction& r) {
   partition_form f;
-  f.numbers = r.weights;
   uint128 total = 0;
   for (const uint128 w : r.weights) total += w;
   const uint128 t = search_target(r);
   f.complemented = t > total - t;
   const uint128 small = f.complemented ? total - t : t;
-  if (total - 2 * small > 0) f.numbers.push_back(total - 2 * small), f.dummy = true;
+  f.d = total - 2 * small;
+  f.m = r.weights.size() + (f.d > 0 ? 1 : 0);
   return f;
-}
-
-// A max-heap of (value, id) by value alone, with the step differencing needs: the top
-// replaced and sifted down (one pass instead of a pop and a push).
-class largest_first {
- public:
-  using entry = std::pair<uint128, std::uint32_t>;
-  explicit largest_first(std::vector<entry> v) : heap_(std::move(v)) {
-    std::make_heap(heap_.begin(), heap_.end(), below);
-  }
-  std::size_t size() const { return heap_.size(); }
-  const entry& top() const { return heap_.front(); }
-  const std::vector<entry>& entries() const { return heap_; }
-  entry pop() {
-    std::pop_heap(heap_.begin(), heap_.end(), below);
-    const entry e = heap_.back();
-    heap_.pop_back();
-    return e;
-  }
-  void push(entry e) {
-    heap_.push_back(e);
-    std::push_heap(heap_.begin(), heap_.end(), below);
-  }
-  void replace_top(entry e) {
-    const std::size_t n = heap_.size();
-    std::size_t at = 0;
-    for (;;) {
-      std::size_t child = 2 * at + 1;
-      if (child >= n) break;
-      if (child + 1 < n && heap_[child + 1].first > heap_[child].first) ++child;
-      if (heap_[child].first <= e.first) break;
-      heap_[at] = heap_[child];
-      at = child;
-    }
-    heap_[at] = e;
-  }
-
- private:
-  struct by_value {
-    bool operator()(const entry& x, const entry& y) const { return x.first < y.first; }
-  };
-  static constexpr by_value below{};
-  std::vector<entry> heap_;
-};
-
-}  // namespace
-
-// Differencing down to K numbers: the two largest replaced by their difference (the larger on
-// one side, the other opposite) until K are left; each difference is a node with its parts.
-// `shake` (attempts after the first): now and then the largest is paired with the third
-// largest instead, so that each attempt reaches other K numbers.
-struct differenced {
-  std::vector<uint128> value;                                  // numbers, then the nodes made
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> parts;  // node m + j = parts[j].first - .second
-  std::vector<std::uint32_t> left;                             // the K left, ids into value
-  std::vector<double> square_sums, totals;                     // [c]: at c numbers, their squares' sum and sum
-  std::vector<std::uint32_t> left_at_48;                       // a pass beyond 48: the 48 left then,
-  std::size_t parts_at_48 = 0;                                 // after this many differences
-};
-
-namespace {
-
-differenced difference_down_to(const std::vector<uint128>& numbers, std::size_t k, std::mt19937_64* shake,
-                               std::size_t record_from = 0) {
-  differenced d;
-  d.value = numbers;
-  d.value.reserve(2 * numbers.size());
-  d.parts.reserve(numbers.size());
-  const std::size_t m = numbers.size();
-  std::vector<largest_first::entry> start;
-  for (std::size_t i = 0; i < m; ++i) start.push_back({numbers[i], std::uint32_t(i)});
-  largest_first heap(std::move(start));
-  // Sums of squares and totals from the numbers left, summed afresh (a running sum would
-  // lose the small numbers against the first ones' squares).
-  d.square_sums.assign(std::min(m, record_from) + 1, 0);
-  d.totals.assign(d.square_sums.size(), 0);
-  const auto record = [&] {
-    if (heap.size() == 48) {
-      for (const auto& e : heap.entries()) d.left_at_48.push_back(e.second);
-      d.parts_at_48 = d.parts.size();
-    }
-    if (heap.size() >= d.square_sums.size()) return;
-    double squares = 0, total = 0;
-    for (const auto& e : heap.entries()) squares += double(e.first) * double(e.first), total += double(e.first);
-    d.square_sums[heap.size()] = squares, d.totals[heap.size()] = total;
-  };
-  record();
-  while (heap.size() > k) {
-    const auto a = heap.pop();
-    auto b = heap.top();
-    const auto id = static_cast<std::uint32_t>(d.value.size());
-    if (shake && heap.size() >= 2 && (*shake)() % 4 == 0) {
-      heap.pop();  // pair a with the third largest; b goes back
-      const auto c = heap.pop();
-      heap.push(b);
-      b = c;
-      heap.push({a.first - b.first, id});
-    } else {
-      heap.replace_top({a.first - b.first, id});
-    }
-    d.value.push_back(a.first - b.first);
-    d.parts.push_back({a.second, b.second});
-    record();
-  }
-  for (const auto& e : heap.entries()) d.left.push_back(e.second);
-  return d;
 }
 
 }  // namespace
@@ -176,18 +71,29 @@ double log2_expected_solutions(const reduction& r) {
   return double(r.weights.size()) - std::log2(2.5066 * std::max(1.0, deviation)) - z * z / (2 * std::log(2.0));
 }
 
-std::optional<completion_plan> completion_plan_for(const reduction& r, unsigned threads, double room) {
+std::optional<completion_plan> completion_plan_for(const reduction& r, unsigned threads, double room,
+                                                   bool dense_first) {
   if (r.outcome != reduction::verdict::open) return std::nullopt;
   const partition_form f = partition_form_of(r);
-  const std::size_t m = f.numbers.size();
+  const std::size_t m = f.m;
   if (m < 48) return std::nullopt;
   // The instance itself must expect solutions (log2_expected_solutions): differencing keeps
   // every solution it leaves, but its numbers' spread says nothing of a target at the edge
   // (a few items of many) or of structure that the normal law does not see.
   if (log2_expected_solutions(r) < 8) return std::nullopt;
+  // Many numbers above their bits: the dense pass, O(m), most often ends at 0.
+  if (dense_first) {
+    if (std::optional<differenced> dense = dense_difference(r.weights, f.d); dense && double(m) * 64 <= room) {
+      completion_plan plan;
+      plan.log2_solutions = double(m), plan.bytes = double(m) * 64, plan.perfect = plan.dense = true;
+      plan.room = room;
+      plan.pass = std::make_shared<differenced>(std::move(*dense));
+      return plan;
+    }
+  }
   // One differencing pass, to the end: the sum of squares at every count K, and perhaps a
   // perfect partition outright.
-  auto pass = std::make_shared<differenced>(difference_down_to(f.numbers, 1, nullptr, 92));
+  auto pass = std::make_shared<differenced>(difference_down_to(r.weights, f.d, 1, nullptr, 92));
   const differenced& d = *pass;
   std::optional<completion_plan> chosen = regular_plan(d, m, threads, room);
   // Differencing to the end left 0: its sides answer at once (n far above the weights' bits);
@@ -199,7 +105,7 @@ std::optional<completion_plan> completion_plan_for(const reduction& r, unsigned 
     }
     chosen->perfect = true;
   }
-  if (chosen) chosen->pass = std::move(pass);
+  if (chosen) chosen->pass = std::move(pass), chosen->room = room;
   return chosen;
 }
 
@@ -264,7 +170,7 @@ solution solve_completion(const cpu& policy, const problem& p, const reduction& 
   result.planned_bytes = std::uint64_t(plan.bytes);
   const std::size_t k = plan.items, n = r.weights.size();
   const partition_form f = partition_form_of(r);
-  const std::size_t m = f.numbers.size();
+  const std::size_t m = f.m;
   const std::uint64_t budget = std::max<std::uint64_t>(4, plan.classes);
   std::mt19937_64 rng(options.seed);
   std::vector<residue_join::scratch> scratch(threads);
@@ -280,36 +186,40 @@ solution solve_completion(const cpu& policy, const problem& p, const reduction& 
   for (unsigned attempt = 0;; ++attempt) {
     check_cancel(options);
     // The first attempt's numbers come from the plan's pass where it holds them.
-    differenced d;
-    if (attempt == 0 && plan.pass && (plan.perfect || (k == 48 && plan.pass->left_at_48.size() == 48))) {
+    differenced own;
+    const differenced* use = &own;
+    if (attempt == 0 && plan.perfect) {
+      use = plan.pass.get();
+    } else if (attempt == 0 && plan.pass && k == 48 && plan.pass->left_at_48.size() == 48) {
       const differenced& pass = *plan.pass;
-      const std::size_t made = plan.perfect ? pass.parts.size() : pass.parts_at_48;
-      d.value.assign(pass.value.begin(), pass.value.begin() + std::ptrdiff_t(m + made));
-      d.parts.assign(pass.parts.begin(), pass.parts.begin() + std::ptrdiff_t(made));
-      d.left = plan.perfect ? pass.left : pass.left_at_48;
+      own.numbers = m;
+      own.value.assign(pass.value.begin(), pass.value.begin() + std::ptrdiff_t(m + pass.parts_at_48));
+      own.parts.assign(pass.parts.begin(), pass.parts.begin() + std::ptrdiff_t(pass.parts_at_48));
+      own.left = pass.left_at_48;
     } else if (k == 0) {
-      // Only differencing to the end fitted, and it gave zero-sum's empty subset.
+      // Differencing to the end gave zero-sum's empty subset. After the dense pass, the full
+      // pass's plan may have attempts of its own.
+      if (plan.dense) {
+        if (const std::optional<completion_plan> full = completion_plan_for(r, threads, plan.room, false)) {
+          return solve_completion(policy, p, r, *full, options);
+        }
+      }
       throw out_of_reach("the completion search's differencing found only the empty subset, and no other "
                          "attempt fits this instance");
     } else {
-      d = difference_down_to(f.numbers, k, attempt == 0 ? nullptr : &rng);
+      own = difference_down_to(r.weights, f.d, k, attempt == 0 ? nullptr : &rng);
     }
-    std::vector<uint128> left;
-    uint128 total = 0;
-    for (const std::uint32_t id : d.left) left.push_back(d.value[id]), total += d.value[id];
+    const differenced& d = *use;
     const std::uint64_t first_class = rng();
     // A subset of the K numbers with half their total is a perfect partition of them; the
     // original subset behind it, or nothing (zero-sum's empty subset).
     const auto answer = [&](const std::vector<std::size_t>& positions) {
       // The sides: the chosen K numbers on side 1, and each difference's parts on its side
       // (the larger) and the opposite one, the latest first.
-      std::vector<char> side(d.value.size(), 0);
-      for (const std::size_t j : positions) side[d.left[j]] = 1;
-      for (std::size_t j = d.parts.size(); j-- > 0;) {
-        side[d.parts[j].first] = side[m + j];
-        side[d.parts[j].second] = char(1 - side[m + j]);
-      }
-      const char with_d = f.dummy ? side[m - 1] : 1;
+      std::vector<char> side_of_left(d.left.size(), 0);
+      for (const std::size_t j : positions) side_of_left[j] = 1;
+      const std::vector<char> side = sides(d, side_of_left);
+      const char with_d = f.d > 0 ? side[m - 1] : 1;
       std::vector<std::size_t> chosen;
       for (std::size_t i = 0; i < n; ++i) {
         // The subset of sum t' is d's side (or the other, complemented); zero-sum, the
@@ -328,6 +238,9 @@ solution solve_completion(const cpu& policy, const problem& p, const reduction& 
       if (answer({})) return result;  // one number, 0: both sides are equal
       continue;
     }
+    std::vector<uint128> left;
+    uint128 total = 0;
+    for (const std::uint32_t id : d.left) left.push_back(d.value[id]), total += d.value[id];
     if (plan.table) {
       // Small numbers: the dynamic program answers their half exactly.
       problem q;

@@ -27,7 +27,7 @@
 
 namespace ssum::detail {
 
-struct differenced;  // completion_search.cpp
+struct differenced;  // differencing.hpp
 
 /// An attempt's shape: K items, the modulus of its residue classes, the log2 of the solutions
 /// its sub-instance expects, the classes it tries before a fresh choice, and the bytes.
@@ -39,21 +39,25 @@ struct completion_plan {
   double bytes = 0;
   bool table = false;  // the K numbers are small: the dynamic program answers them
   bool perfect = false;  // differencing to the end left 0: its sides are the answer
+  bool dense = false;    // perfect by the dense pass (dense_difference); no full pass made
+  double room = 0;       // the bytes it was planned within
   /// The plan's differencing pass (to the end, the 48 left on the way kept): the first
   /// attempt's when K = 48, the answer when perfect.
   std::shared_ptr<const differenced> pass;
 };
 
-/// The attempts' shape for the reduced instance `r` on `threads` threads within `room` bytes,
-/// from one differencing pass: perfect where differencing to the end leaves 0 (n far above the
-/// weights' bits); K = 48 with the dynamic program where the 48 numbers left add
+/// The attempts' shape for the reduced instance `r` on `threads` threads within `room` bytes:
+/// perfect where the dense pass (`dense_first`; differencing.hpp) ends at 0, which costs O(n)
+/// where n is far above the weights' bits. Otherwise from one differencing pass: perfect where
+/// differencing to the end leaves 0; K = 48 with the dynamic program where the 48 numbers left add
 /// up to at most 2^27; otherwise the K in 48..92 that minimises the quarter lists
 /// (4 * 2^(K/4) sums) plus the classes expected before the first solution (each 2 * 2^(K/4)
 /// sums and 2 * 2^(K/2) / M pairs), with M the largest prime at most 2^(K/4) and at most the
 /// solutions expected, but large enough for at most 2^22 pairs a side, and the numbers'
 /// spread at least 64 M. Empty when no K expects a solution within 2^28 such steps: not
 /// dense.
-std::optional<completion_plan> completion_plan_for(const reduction& r, unsigned threads, double room);
+std::optional<completion_plan> completion_plan_for(const reduction& r, unsigned threads, double room,
+                                                   bool dense_first = true);
 
 /// log2 of the solutions the reduced instance `r` expects by the normal law of its subsets'
 /// sums (a target z deviations from the middle: 2^n e^(-z^2/2) / (2.5 deviation)).
