@@ -295,6 +295,28 @@ TEST(Reductions, TheCountTestSettlesNarrowBands) {
   const auto band = make_problem({100, 101, 102}, 150);  // one item is below, two above
   EXPECT_EQ(ssum::detail::reduce(band, ssum::detail::totals_of(band)).outcome, reduction::verdict::infeasible);
   expect_reduction_sound(band);
+  // From 256 items a histogram settles it first; its verdicts are those of sorting, here
+  // computed apart, on narrow bands, wide ones and targets from the lightest item to the middle.
+  std::mt19937_64 rng(5);
+  for (int trial = 0; trial < 60; ++trial) {
+    const std::size_t n = 256 + rng() % 300;
+    const std::int64_t low = 1000000, spread = trial % 3 == 0 ? 50 : trial % 3 == 1 ? 5000 : 1000000;
+    std::vector<std::int64_t> w(n);
+    std::int64_t total = 0;
+    for (std::int64_t& x : w) x = low + std::int64_t(rng() % spread), total += x;
+    const std::int64_t target = low + std::int64_t(rng() % std::uint64_t(total / 2 - low));
+    std::vector<std::int64_t> sorted = w;
+    std::sort(sorted.begin(), sorted.end());
+    bool some = false;
+    std::int64_t light = 0, heavy = 0;
+    for (std::size_t k = 0; k <= n && !some; ++k) {
+      some = light <= target && target <= heavy;
+      if (k < n) light += sorted[k], heavy += sorted[n - 1 - k];
+    }
+    const auto p = make_problem(w, target);
+    const reduction r = ssum::detail::reduce(p, ssum::detail::totals_of(p));
+    EXPECT_EQ(r.outcome == reduction::verdict::infeasible, !some) << "trial " << trial;
+  }
   const auto edge = make_problem({100, 101, 102}, 201);  // 100 + 101: the lightest pair exactly
   EXPECT_EQ(ssum::detail::reduce(edge, ssum::detail::totals_of(edge)).outcome, reduction::verdict::open);
   expect_reduction_sound(edge);

@@ -2,11 +2,16 @@
 #include "solver/reductions.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
+#include <numeric>
 
 namespace ssum::detail {
 namespace {
 
 uint128 gcd_of(uint128 a, uint128 b) {
+  if (b == 1 || a == 1) return 1;
+  if ((a >> 64) == 0 && (b >> 64) == 0) return std::gcd(std::uint64_t(a), std::uint64_t(b));  // no 128-bit division
   while (b != 0) {
     const uint128 r = a % b;
     a = b;
@@ -21,8 +26,9 @@ std::string text(uint128 v) { return to_string(int128(v)); }
 // for zero-sum, r.negative); returns how many were heavier.
 std::size_t keep_light_items(const problem& p, uint128 g, reduction& r) {
   std::size_t heavy = 0;
+  r.weights.reserve(p.weights.size()), r.index.reserve(p.weights.size());
   for (std::size_t i = 0; i < p.weights.size(); ++i) {
-    const uint128 mag = magnitude(p.weights[i]) / g;
+    const uint128 mag = g == 1 ? magnitude(p.weights[i]) : magnitude(p.weights[i]) / g;
     if (mag == 0) continue;
     if (mag > r.bound) {
       ++heavy;
@@ -38,15 +44,45 @@ std::size_t keep_light_items(const problem& p, uint128 g, reduction& r) {
 // Whether some k has the sum of the k lightest weights at most `target` and the sum of the
 // k heaviest at least it: without such a k no subset can reach it (the test that settles the
 // Avis and other equal-width classes, where every k-subset's sum lies in a narrow band).
-bool reachable_by_some_count(std::vector<uint128> w, uint128 target) {
-  std::sort(w.begin(), w.end());
+// First from a histogram (counts and sums in 256 buckets by value), without sorting: for k
+// near target / mean, a bound above the k lightest's sum and one below the k heaviest's.
+// Dense instances settle there; the rest are sorted.
+bool reachable_by_some_count(const std::vector<uint128>& w, uint128 target) {
+  const std::size_t n = w.size();
+  if (n >= 256) {
+    uint128 most = 0, total = 0;
+    for (const uint128 x : w) most = std::max(most, x), total += x;
+    int shift = 0;
+    while ((most >> shift) >= 256) ++shift;
+    std::array<std::size_t, 256> count{};
+    std::array<uint128, 256> sum{};
+    for (const uint128 x : w) ++count[std::size_t(x >> shift)], sum[std::size_t(x >> shift)] += x;
+    const auto k = static_cast<std::size_t>(std::clamp<long double>(
+        static_cast<long double>(target) * n / static_cast<long double>(total), 1, n));
+    uint128 light = 0, heavy = 0;  // above the k lightest's sum, below the k heaviest's
+    std::size_t need = k;
+    for (std::size_t b = 0; b < 256 && need > 0; ++b) {
+      const std::size_t take = std::min(need, count[b]);
+      light += take == count[b] ? sum[b] : uint128(take) * ((uint128(b + 1) << shift) - 1);
+      need -= take;
+    }
+    need = k;
+    for (std::size_t b = 256; b-- > 0 && need > 0;) {
+      const std::size_t take = std::min(need, count[b]);
+      heavy += take == count[b] ? sum[b] : uint128(take) * (uint128(b) << shift);
+      need -= take;
+    }
+    if (light <= target && heavy >= target) return true;
+  }
+  std::vector<uint128> sorted = w;
+  std::sort(sorted.begin(), sorted.end());
   uint128 light = 0, heavy = 0;
   for (std::size_t k = 0;; ++k) {
     if (light > target) return false;   // the k lightest already exceed it, and so every k
     if (heavy >= target) return true;   // lightest <= target <= heaviest for this k
-    if (k == w.size()) return false;
-    light += w[k];
-    heavy += w[w.size() - 1 - k];
+    if (k == n) return false;
+    light += sorted[k];
+    heavy += sorted[n - 1 - k];
   }
 }
 
@@ -216,7 +252,7 @@ std::vector<std::size_t> map_back(const problem& p, const reduction& r, const st
   // taken[i]: item i's magnitude is in the flipped instance's subset. The complement takes
   // every nonzero item but the chosen ones (heavy items included).
   const std::size_t n = p.weights.size();
-  std::vector<bool> taken(n, false);
+  std::vector<char> taken(n, 0);
   if (r.complemented) {
     for (std::size_t i = 0; i < n; ++i) taken[i] = p.weights[i] != 0;
     for (const std::size_t i : items) taken[i] = false;
