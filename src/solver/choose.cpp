@@ -147,7 +147,7 @@ std::string two_list_sums_text(std::size_t n) { return "2^" + std::to_string((n 
 // can run, or when it is cheaper than a host two-list that would take more than a
 // millisecond (below that either answers at once, and the two-list keeps small instances).
 // Empty: the meet-in-the-middle algorithms decide as before. `r`: the reductions of `p`
-// (outcome open unless they settled it); `q`: what is left for meet-in-the-middle.
+// (outcome open unless they settled it); `left`: the items left for meet-in-the-middle.
 // The completion search's plan for one choose(), made at most once (a differencing pass over
 // every item) and shared by dp_choice and completion_choice.
 struct dense_plan {
@@ -159,10 +159,10 @@ struct dense_plan {
   }
 };
 
-std::optional<choice> dp_choice(const problem& p, const flipped_totals& totals, const problem& q,
+std::optional<choice> dp_choice(const problem& p, const flipped_totals& totals, std::size_t left,
                                 const reduction& reduced, const solve_options& options, unsigned threads,
                                 dense_plan& dense) {
-  const std::size_t n = p.weights.size(), left = q.weights.size();
+  const std::size_t n = p.weights.size();
   const bool named = options.algo == algorithm::dynamic_programming;
   // A count beyond most_items has only the dynamic program; below, automatic keeps the
   // meet-in-the-middle count.
@@ -191,8 +191,9 @@ std::optional<choice> dp_choice(const problem& p, const flipped_totals& totals, 
   // faster among those whose plan fits.
   const double room = host_plan_room(options.memory_limit);
   // Grouping sorts every item: only for a table that could exist.
-  const reduction grouped =
-      options.count || reduced.bound > uint128(dp_most_sums) ? reduced : group_equal_weights(reduced);
+  std::optional<reduction> grouped_items;
+  if (!options.count && reduced.bound <= uint128(dp_most_sums)) grouped_items = group_equal_weights(reduced);
+  const reduction& grouped = grouped_items ? *grouped_items : reduced;
   double bytes = options.count                            ? count_dp_planned_bytes(grouped)
                  : grouped.bound <= uint128(dp_most_sums) ? dp_planned_bytes(grouped, room)
                                                           : std::ldexp(1.0, 127);
@@ -202,7 +203,7 @@ std::optional<choice> dp_choice(const problem& p, const flipped_totals& totals, 
                       count_text(double(grouped.bound) + 1) + " sums (" + format_bytes(bytes) + ")";
   if (!reduced.zero_sum && !options.count) {
     const double balanced_bytes = balanced_planned_bytes(reduced);
-    const double balanced = balanced_seconds(reduced);
+    const double balanced = balanced_bytes <= room ? balanced_seconds(reduced) : 0;
     if (balanced_bytes <= room && (!fits || balanced < seconds)) {
       c.balanced = true;
       table = "Pisinger's balanced dynamic program (" + format_bytes(balanced_bytes) + "; about " +
@@ -210,14 +211,18 @@ std::optional<choice> dp_choice(const problem& p, const flipped_totals& totals, 
       bytes = balanced_bytes, seconds = balanced, fits = true;
     }
   }
-  c.reduced = c.balanced ? reduced : grouped;
   c.estimate = seconds;
-  const reduction& r = c.reduced;
+  const reduction& r = c.balanced ? reduced : grouped;
+  // The reduction goes into the choice only when it is returned (a copy of every item).
+  const auto taken = [&] {
+    c.reduced = r;
+    return std::optional<choice>(std::move(c));
+  };
   if (!r.applied.empty()) table += " after " + joined(r.applied);
   if (named) {
     check_plan_fits("the dynamic program", n, bytes, room);
     c.reason = "the dynamic program was asked for; " + table;
-    return c;
+    return taken();
   }
   if (left > most_items) {
     if (!fits && !options.count && dense.of(reduced, c.threads, room)) return std::nullopt;  // dense: the completion search
@@ -231,12 +236,12 @@ std::optional<choice> dp_choice(const problem& p, const flipped_totals& totals, 
     }
     c.reason = table + " fits the " + format_bytes(room) + " available; the meet-in-the-middle algorithms take at most " +
                std::to_string(most_items) + " items (the two-list would need " + two_list_sums_text(left) + " sums)";
-    return c;
+    return taken();
   }
   const double two_list = host_two_list_seconds(left, c.threads);
   if (!fits || two_list <= 1e-3 || seconds >= two_list) return std::nullopt;
   c.reason = table + " takes about " + seconds_text(seconds) + ", the two-list about " + seconds_text(two_list);
-  return c;
+  return taken();
 }
 
 // The device's dynamic-programming tables for `r` (bitset_dp_cuda.hpp); 2^127 beyond dp_most_sums.
@@ -294,7 +299,7 @@ choice device_dp_if_it_pays(const problem& p, const flipped_totals& totals, cons
 // a dense instance (a target or zero-sum) that no exact algorithm here answers within about
 // 10 s (the two-list's model, or beyond most_items) and for which completion_plan_for finds a
 // plan (made once per choose, in `dense`). Empty: the exact algorithms decide as before.
-std::optional<choice> completion_choice(const problem& q, const reduction& r, const solve_options& options,
+std::optional<choice> completion_choice(std::size_t n, const reduction& r, const solve_options& options,
                                         unsigned threads, dense_plan& dense) {
   const bool named = options.algo == algorithm::completion_search;
   if (!named && (options.algo != algorithm::automatic || options.count)) return std::nullopt;
@@ -309,7 +314,6 @@ std::optional<choice> completion_choice(const problem& q, const reduction& r, co
           "four-list, within the memory");
     }
   }
-  const std::size_t n = q.weights.size();
   const double exact = n > most_items ? 1e300 : host_two_list_seconds(n, resolved);
   if (!named && (!plan || exact < 10)) return std::nullopt;
   choice c;
@@ -317,8 +321,7 @@ std::optional<choice> completion_choice(const problem& q, const reduction& r, co
   c.completion = plan;
   c.where = backend::cpu;
   c.threads = resolved;
-  c.totals = totals_of(q);
-  c.reduced = r;
+  // choose() sets c.reduced to r; the search works on the original instance and r alone.
   char expected[32];
   std::snprintf(expected, sizeof expected, "2^%.0f", plan->log2_solutions);
   const std::string how =
@@ -341,13 +344,12 @@ double cuda_four_list_seconds(std::size_t n) { return 92 * std::exp2((double(n) 
 // day on an instance that expects fewer than one solution is refused at once (issue: a
 // density-1 knapsack at n = 120). A search could not hope to find a subset, and the proof
 // is out of reach; a time limit or a named algorithm runs it anyway.
-void refuse_out_of_reach(const choice& c, const problem& q, const reduction& r, const solve_options& options,
+void refuse_out_of_reach(const choice& c, std::size_t n, const reduction& r, const solve_options& options,
                          unsigned threads, bool open) {
   if (options.algo != algorithm::automatic || options.time_limit > 0 || options.count || !open || c.settled ||
       c.out_of_range || (c.algo != algorithm::two_list && c.algo != algorithm::four_list)) {
     return;
   }
-  const std::size_t n = q.weights.size();
   const double seconds = c.where == backend::cuda ? cuda_four_list_seconds(n)
                                                   : host_two_list_seconds(n, resolved_threads(cpu{threads}));
   const double expected = log2_expected_solutions(r);
@@ -478,15 +480,18 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
   if (!totals.out_of_range()) r = options.count ? count_reduction(p, totals) : reduce(p, totals);
   const bool reducible = !totals.out_of_range() && !(options.count && r.zero_weights > 0);
   const bool open = reducible && r.outcome == reduction::verdict::open;
-  const problem q = open ? reduced_problem(r) : p;
+  // The reduced instance only for meet-in-the-middle: a dense instance may hold millions of items.
+  const std::size_t left = open ? r.weights.size() : p.weights.size();
   std::optional<choice> dp;
   dense_plan dense;
-  if (which != backend::cuda) dp = dp_choice(p, totals, q, r, options, threads, dense);
+  if (which != backend::cuda) dp = dp_choice(p, totals, left, r, options, threads, dense);
   if (dp && which == backend::automatic) dp = device_dp_if_it_pays(p, totals, r, options, probe, std::move(*dp));
   choice c;
   if (!dp && open && which != backend::cuda) {
-    if (std::optional<choice> search = completion_choice(q, r, options, threads, dense)) dp = std::move(search);
+    if (std::optional<choice> search = completion_choice(left, r, options, threads, dense)) dp = std::move(search);
   }
+  problem q;
+  if (!dp) q = open ? reduced_problem(r) : p;
   if (dp) {
     c = std::move(*dp);
   } else switch (which) {
@@ -518,9 +523,7 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
       throw std::invalid_argument("unknown backend");
   }
   const bool dp_plan = c.algo == algorithm::dynamic_programming;
-  if (!dp_plan) c.reduced = r;
-  c.reduced_instance = open && !dp_plan;
-  if (c.reduced_instance) c.instance = q;
+  c.reduced_instance = open && !dp && !dp_plan;
   // Settled without any list or table: the dynamic program's count settles its own cases.
   c.settled = dp_plan ? !options.count && c.reduced.outcome != reduction::verdict::open
                       : reducible && r.outcome != reduction::verdict::open;
@@ -531,7 +534,10 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
   } else if (c.settled && !dp_plan) {
     c.reason = "the reductions answer it without any list: " + joined(r.applied);
   }
-  refuse_out_of_reach(c, q, r, options, threads, open);
+  refuse_out_of_reach(c, left, r, options, threads, open);
+  // Moved, not copied: a dense instance may hold millions of items.
+  if (!dp_plan) c.reduced = std::move(r);
+  if (c.reduced_instance) c.instance = std::move(q);
   return c;
 }
 
