@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "small_instances.hpp"
 #include "ssum/ssum.hpp"
@@ -99,6 +100,38 @@ TEST(TimeLimit, TheCallersCancelStillInterrupts) {
   EXPECT_THROW(took = seconds_of([&] { (void)ssum::solve(ssum::cpu{}, p, o); }), ssum::interrupted);
   raise.join();
   EXPECT_LT(took, 30.0);
+}
+
+// One watcher serves every solve in the process: solves on several threads at once, each
+// with its own limit, each stop at its own deadline and only then; many short solves in a row
+// under a limit all answer.
+TEST(TimeLimit, SolvesOnSeveralThreadsEachKeepTheirOwnLimit) {
+  const ssum::problem hard = long_no_instance(64, 60, 2);
+  std::vector<double> took(3);
+  std::vector<ssum::solution> answers(3);
+  std::vector<std::thread> team;
+  for (std::size_t j = 0; j < 3; ++j) {
+    team.emplace_back([&, j] {
+      ssum::solve_options o;
+      o.algo = ssum::algorithm::four_list;
+      o.time_limit = 0.3 * double(j + 1);
+      took[j] = seconds_of([&] { answers[j] = ssum::solve(ssum::cpu{1}, hard, o); });
+    });
+  }
+  ssum::solve_options o;
+  o.time_limit = 30;
+  for (int k = 0; k < 300; ++k) {
+    const ssum::problem p = ssum::generate("random", 12, std::nullopt, 1000 + std::uint64_t(k));
+    const ssum::solution s = ssum::solve(ssum::cpu{1}, p, o);
+    ASSERT_NE(s.status, ssum::status::unknown) << k;
+    if (s.feasible) EXPECT_TRUE(ssum::is_certificate(p, s.subset));
+  }
+  for (std::thread& t : team) t.join();
+  for (std::size_t j = 0; j < 3; ++j) {
+    EXPECT_EQ(answers[j].status, ssum::status::unknown) << j;
+    EXPECT_GE(took[j], 0.3 * double(j + 1) * 0.99) << j;
+    EXPECT_LT(took[j], 0.3 * double(j + 1) * 1.1 + 1.2) << j;
+  }
 }
 
 TEST(TimeLimit, ABadLimitIsRefused) {

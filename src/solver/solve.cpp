@@ -5,16 +5,14 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <condition_variable>
-#include <mutex>
 #include <new>
 #include <optional>
 #include <stdexcept>
 #include <string>
-#include <thread>
 
 #include "solver/choose.hpp"
 #include "solver/completion/completion_search.hpp"
+#include "solver/deadline_watch.hpp"
 #include "solver/dp/balanced_dp.hpp"
 #include "solver/dp/bitset_dp.hpp"
 #include "solver/dp/bitset_dp_cuda.hpp"
@@ -120,9 +118,10 @@ solution checked(const problem& p, solution result, const detail::choice& c) {
   return result;
 }
 
-// Runs solve_with(options, plan) under options.time_limit: a watcher thread raises the solve's own
-// cancel flag at the deadline (or when the caller's flag rises), so every algorithm and
-// backend stops the way it stops for Ctrl-C; a stop at the deadline returns status::unknown.
+// Runs solve_with(options, plan) under options.time_limit: the process's watcher
+// (deadline_watch.hpp) raises the solve's own cancel flag at the deadline (or when the
+// caller's flag rises), so every algorithm and backend stops the way it stops for Ctrl-C; a
+// stop at the deadline returns status::unknown.
 template <class Solve>
 solution within_time_limit(const solve_options& options, Solve&& solve_with) {
   const double limit = options.time_limit;
@@ -135,33 +134,8 @@ solution within_time_limit(const solve_options& options, Solve&& solve_with) {
   const auto deadline = start + std::chrono::duration_cast<detail::clock_type::duration>(
                                     std::chrono::duration<double>(limit));
   std::atomic<bool> stop{false}, timed_out{false};
-  std::mutex lock;
-  std::condition_variable wake;
-  bool done = false;
-  std::thread watcher([&] {
-    std::unique_lock<std::mutex> hold(lock);
-    while (!done) {
-      if (options.cancel && options.cancel->load()) {
-        stop = true;
-        return;
-      }
-      if (detail::clock_type::now() >= deadline) {
-        timed_out = true;
-        stop = true;
-        return;
-      }
-      // Every 10 ms at most: the caller's flag is only polled.
-      wake.wait_until(hold, std::min(deadline, detail::clock_type::now() + std::chrono::milliseconds(10)));
-    }
-  });
-  const auto finish = [&] {
-    {
-      const std::lock_guard<std::mutex> hold(lock);
-      done = true;
-    }
-    wake.notify_all();
-    watcher.join();
-  };
+  std::optional<detail::deadline_watch> watch(std::in_place, deadline, options.cancel, stop, timed_out);
+  const auto finish = [&] { watch.reset(); };
   solve_options limited = options;
   limited.cancel = &stop;
   try {
