@@ -57,10 +57,8 @@ partition_form partition_form_of(const reduction& r) {
   return f;
 }
 
-}  // namespace
-
-namespace {
 std::optional<completion_plan> regular_plan(const differenced& d, std::size_t m, unsigned threads, double room);
+
 }  // namespace
 
 double log2_expected_solutions(const reduction& r) {

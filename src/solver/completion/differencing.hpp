@@ -39,12 +39,13 @@ differenced difference_down_to(const std::vector<uint128>& weights, uint128 d, s
 
 /// For many numbers well above the weights' bits: a perfect partition in O(m) plus a small
 /// Karmarkar-Karp, or nothing (then the full pass decides). The partition form's numbers:
-/// `weights`, then `d` unless 0. One round pairs neighbours in value order (a bucket
-/// order by the top bits), which takes about log2(m) bits off every number at once; the p
-/// smallest differences (p from the bits left, at least 256) form a pool; the others are
-/// differenced one by one into a running number, largest bit widths first (d first), which
-/// leaves it below about twice the pool's largest; Karmarkar-Karp over the pool and it then
-/// ends at 0 when the pool is wide enough. On success `left` holds the one node left, 0.
+/// `weights`, then `d` unless 0. A d wider than every weight is first differenced with
+/// weights until it is not. One round pairs neighbours in value order (a bucket order by the
+/// top bits), which takes about log2(m) bits off every number at once; the narrowest
+/// differences form a pool (as many as differencing needs for their width, at least 256);
+/// the others are differenced one by one into a running number, widest first, which leaves
+/// it about as wide as the pool; Karmarkar-Karp over the pool and it then ends at 0 when the
+/// pool is large enough. On success `left` holds the one node left, 0.
 std::optional<differenced> dense_difference(const std::vector<uint128>& weights, uint128 d);
 
 /// The side (0 or 1) of every id, given the sides of the ids left (side_of_left[j] for
