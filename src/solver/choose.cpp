@@ -490,8 +490,9 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
   if (!dp && open && which != backend::cuda) {
     if (std::optional<choice> search = completion_choice(left, r, options, threads, dense)) dp = std::move(search);
   }
+  const bool table_or_search = dp.has_value();  // neither runs on the reduced instance q
   problem q;
-  if (!dp) q = open ? reduced_problem(r) : p;
+  if (!table_or_search) q = open ? reduced_problem(r) : p;
   if (dp) {
     c = std::move(*dp);
   } else switch (which) {
@@ -523,7 +524,7 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
       throw std::invalid_argument("unknown backend");
   }
   const bool dp_plan = c.algo == algorithm::dynamic_programming;
-  c.reduced_instance = open && !dp && !dp_plan;
+  c.reduced_instance = open && !table_or_search && !dp_plan;
   // Settled without any list or table: the dynamic program's count settles its own cases.
   c.settled = dp_plan ? !options.count && c.reduced.outcome != reduction::verdict::open
                       : reducible && r.outcome != reduction::verdict::open;

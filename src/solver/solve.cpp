@@ -134,20 +134,13 @@ solution within_time_limit(const solve_options& options, Solve&& solve_with) {
   const auto deadline = start + std::chrono::duration_cast<detail::clock_type::duration>(
                                     std::chrono::duration<double>(limit));
   std::atomic<bool> stop{false}, timed_out{false};
-  std::optional<detail::deadline_watch> watch(std::in_place, deadline, options.cancel, stop, timed_out);
-  const auto finish = [&] { watch.reset(); };
+  const detail::deadline_watch watch(deadline, options.cancel, stop, timed_out);  // until the return
   solve_options limited = options;
   limited.cancel = &stop;
   try {
-    solution s = solve_with(limited, plan);
-    finish();
-    return s;
+    return solve_with(limited, plan);
   } catch (const interrupted&) {
-    finish();
     if (!timed_out) throw;
-  } catch (...) {
-    finish();
-    throw;
   }
   solution unknown;
   unknown.status = status::unknown;
