@@ -73,10 +73,14 @@ interrupted_run interrupt_in(std::vector<std::string> args, const std::string& n
 }
 
 // The contract: exit 130 within 0.5 s, nothing on stdout, and on stderr after the progress
-// lines exactly "ssum: interrupted".
+// lines exactly "ssum: interrupted". Under AddressSanitizer the bound is 1 s: freeing the
+// two-list's 1.3 GB of lists makes the sanitizer poison 160 MB of shadow memory (about 0.35 s
+// on the 2-core machine, measured with perf), which the product build does not pay.
+constexpr double interrupt_bound = under_sanitizer ? 1.0 : 0.5;
+
 void expect_interrupted(const interrupted_run& r, const std::string& what) {
   EXPECT_EQ(r.code, 130) << what << ": " << r.err;
-  EXPECT_LT(r.latency, 0.5) << what << ": the solve went on after SIGINT";
+  EXPECT_LT(r.latency, interrupt_bound) << what << ": the solve went on after SIGINT";
   EXPECT_TRUE(r.out.empty()) << what << ": " << r.out;
   std::istringstream lines(r.err);
   std::vector<std::string> all;
