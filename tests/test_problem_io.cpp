@@ -446,9 +446,14 @@ TEST(ParseJsonErrors, Keys) {
   EXPECT_TRUE(fails_with(R"({})", 0, "no 'weights' key"));
 }
 
-TEST(ParseJsonErrors, EmptyWithoutTarget) {
-  EXPECT_TRUE(fails_with(R"({"weights": []})", 0, "empty input: no weights and no target"));
-  EXPECT_TRUE(fails_with(R"({"weights": [], "target": null})", 0, "empty input"));
+// A 'weights' key makes an instance even when its list is empty: zero-sum without a target.
+TEST(ParseJson, EmptyWeightListIsTheEmptyInstance) {
+  for (const char* text : {R"({"weights": []})", R"({"weights": [], "target": null})", R"({"target": null, "weights": []})"}) {
+    const problem p = ssum::parse_problem(text);
+    EXPECT_TRUE(p.weights.empty()) << text;
+    EXPECT_TRUE(p.zero_sum()) << text;
+  }
+  EXPECT_EQ(ssum::parse_problem(R"({"weights": [], "target": 0})").target, ssum::int128(0));
 }
 
 TEST(ParseJsonErrors, Malformed) {
@@ -522,9 +527,18 @@ TEST(FormatProblem, CommentCannotInjectContent) {
   EXPECT_TRUE(back.zero_sum());
 }
 
-TEST(FormatProblem, EmptyZeroSumDoesNotParse) {
-  // Nothing to write but comments; reading it back is the "empty input" error by design.
-  EXPECT_TRUE(fails_with(ssum::format_problem(problem{}, "empty"), 0, "empty input"));
+TEST(FormatProblem, EmptyZeroSumSaysSoAndReadsBack) {
+  // No weights to write: "target: none" keeps it an instance rather than an empty file.
+  const std::string text = ssum::format_problem(problem{}, "empty");
+  EXPECT_EQ(text, "# empty\ntarget: none\n");
+  const problem back = ssum::parse_problem(text);
+  EXPECT_TRUE(back.weights.empty());
+  EXPECT_TRUE(back.zero_sum());
+  // With weights, zero-sum is written as before (no target line), and "target: none" reads as zero-sum.
+  EXPECT_EQ(ssum::format_problem(problem{{4, -4}, std::nullopt}), "4 -4\n");
+  EXPECT_TRUE(ssum::parse_problem("target: none\n4 -4\n").zero_sum());
+  EXPECT_TRUE(fails_with("target: none\ntarget: 3\n1\n", 2, "target given twice"));
+  EXPECT_TRUE(fails_with("target: nothing\n1\n", 1, "'nothing'"));
 }
 
 void expect_round_trip(const problem& p, std::string_view comment = {}) {

@@ -39,10 +39,11 @@ inline constexpr std::size_t max_items = std::size_t(1) << 24;
 /// (a weight of -2^127 alone does). The parsers and every solver check this.
 void check_weight_total(const problem& p);
 
-/// Parses the text format (`#` comments, an optional `target: T` line, integers separated by
-/// white space or commas) or, when the first non-blank character is `{`, the JSON format
-/// `{"weights": [...], "target": T}`, where weights and target are numbers or decimal
-/// strings. Throws ssum::input_error naming the line, also when the weights' total magnitude
+/// Parses the text format (`#` comments, an optional `target: T` line, `target: none` for
+/// zero-sum outright, integers separated by white space or commas) or, when the first
+/// non-blank character is `{`, the JSON format `{"weights": [...], "target": T}`, where weights
+/// and target are numbers or decimal strings. Input with neither weights nor a target line
+/// (or a 'weights' key) is refused as empty. Throws ssum::input_error naming the line, also when the weights' total magnitude
 /// reaches 2^127, for a NUL byte, beyond max_items weights or max_input_bytes of text.
 /// Tokens echoed in messages have every byte outside printable ASCII written as \xNN, so
 /// that a message is always one line.

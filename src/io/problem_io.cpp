@@ -187,7 +187,8 @@ problem parse_text(std::string_view text, bool target_given) {
       if (!extra.empty()) {
         throw input_error("target line with extra content " + in_quotes(extra), line_no);
       }
-      p.target = parse_target(value.substr(0, token_end), line_no);
+      // "target: none" says zero-sum outright, so that no weights at all is still an instance.
+      if (value.substr(0, token_end) != "none") p.target = parse_target(value.substr(0, token_end), line_no);
       continue;
     }
 
@@ -211,7 +212,7 @@ problem parse_text(std::string_view text, bool target_given) {
     }
   }
   if (last == last_item::comma) throw input_error("comma after the last weight", last_comma_line);
-  if (p.weights.empty() && !p.target && !target_given) {
+  if (p.weights.empty() && target_line == 0 && !target_given) {
     throw input_error("empty input: no weights and no target", 0);
   }
   return p;
@@ -252,7 +253,7 @@ struct tracking_iterator {
 // "1e5" and a 30-digit integer are told apart, and a bare big target is read exactly.
 class json_reader final : public nlohmann::json_sax<nlohmann::json> {
  public:
-  json_reader(std::string_view text, bool target_given) : text_(text), target_given_(target_given) {}
+  explicit json_reader(std::string_view text) : text_(text) {}
 
   problem read() {
     const tracking_iterator first{text_.data(), &last_read_};
@@ -260,10 +261,9 @@ class json_reader final : public nlohmann::json_sax<nlohmann::json> {
     if (!nlohmann::json::sax_parse(first, last, this)) {
       throw input_error("malformed JSON", current_line());  // not reached: every error throws
     }
+    // An object with a 'weights' key is an instance even when the list is empty (zero-sum
+    // without a target: infeasible).
     if (!seen_weights_) throw input_error("JSON object has no 'weights' key", 0);
-    if (p_.weights.empty() && !p_.target && !target_given_) {
-      throw input_error("empty input: no weights and no target", 0);
-    }
     return std::move(p_);
   }
 
@@ -451,7 +451,6 @@ class json_reader final : public nlohmann::json_sax<nlohmann::json> {
   }
 
   std::string_view text_;
-  bool target_given_;
   const char* last_read_ = nullptr;
   problem p_;
   uint128 total_ = 0;  // sum of |w| so far
@@ -471,7 +470,7 @@ problem parse_any(std::string_view text, bool target_given) {
   constexpr std::string_view bom = "\xEF\xBB\xBF";
   if (text.substr(0, bom.size()) == bom) text.remove_prefix(bom.size());
   const std::size_t first = text.find_first_not_of(" \t\r\n\v\f");
-  if (first != std::string_view::npos && text[first] == '{') return json_reader(text, target_given).read();
+  if (first != std::string_view::npos && text[first] == '{') return json_reader(text).read();
   return parse_text(text, target_given);
 }
 
@@ -575,6 +574,7 @@ std::string format_problem(const problem& p, std::string_view comment) {
     out += '\n';
   }
   if (p.target) out += "target: " + to_string(*p.target) + "\n";
+  else if (p.weights.empty()) out += "target: none\n";  // the empty zero-sum instance, not an empty file
   constexpr std::size_t per_line = 16;
   char buffer[24];  // INT64_MIN is 20 characters
   for (std::size_t i = 0; i < p.weights.size(); ++i) {
