@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "answer_names.hpp"
 #include "small_instances.hpp"
 #include "solver/dp/count_dp.hpp"
 #include "ssum/big_count.hpp"
@@ -60,7 +61,7 @@ uint128 table_count(const ssum::problem& p) {
 void expect_count(const ssum::problem& p, const big_count& expected) {
   SCOPED_TRACE(describe(p));
   const ssum::solution s = count_dp(p);
-  EXPECT_EQ(s.algorithm, "dp");
+  EXPECT_EQ(s.algorithm, ssum_test::expected_name(p, "dp", true));
   ASSERT_TRUE(s.count.has_value());
   EXPECT_EQ(*s.count, expected);
   EXPECT_EQ(s.feasible, expected > 0u);

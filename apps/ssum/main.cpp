@@ -285,7 +285,10 @@ int run_solve(const solve_args& args) {
     out["seconds"] = {{"generate", s.seconds.generate}, {"prune", s.seconds.prune}, {"count", s.seconds.count},
                       {"search", s.seconds.search},     {"recover", s.seconds.recover}, {"total", s.seconds.total},
                       {"wall", wall}};
-    out["memory"] = {{"planned_bytes", s.planned_bytes}, {"peak_rss_bytes", ssum::peak_resident_bytes()}};
+    // An unknown answer whose driver had not planned yet (the CUDA four-list) has no figure.
+    const nlohmann::json planned =
+        unknown_answer && s.planned_bytes == 0 ? nlohmann::json(nullptr) : nlohmann::json(s.planned_bytes);
+    out["memory"] = {{"planned_bytes", planned}, {"peak_rss_bytes", ssum::peak_resident_bytes()}};
     answer << out.dump() << '\n';
   } else {
     const std::string goal = p.zero_sum() ? "0 (a non-empty subset)" : target_text;
@@ -312,9 +315,12 @@ int run_solve(const solve_args& args) {
     }
     char seconds[32];
     std::snprintf(seconds, sizeof seconds, "%.3g", s.seconds.total);
-    const std::string where = s.backend == "cpu" ? " (" + std::to_string(s.threads) + " threads)" : "";
-    answer << s.algorithm << " on " << s.backend << where << " in " << seconds << " s; "
-              << (s.feasible ? "the subset was re-verified" : "the search was exhaustive") << '\n';
+    const std::string where =
+        s.backend == "cpu" ? " (" + std::to_string(s.threads) + (s.threads == 1 ? " thread)" : " threads)") : "";
+    const char* proof = s.feasible                    ? "the subset was re-verified"
+                        : s.algorithm == "reductions" ? "the reductions prove it"
+                                                      : "the search was exhaustive";
+    answer << s.algorithm << " on " << s.backend << where << " in " << seconds << " s; " << proof << '\n';
   }
   return write_answer(answer.str(), unknown_answer ? unknown : s.feasible ? found : none);
 }

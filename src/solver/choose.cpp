@@ -164,11 +164,13 @@ std::optional<choice> dp_choice(const problem& p, const flipped_totals& totals, 
                                 dense_plan& dense) {
   const std::size_t n = p.weights.size();
   const bool named = options.algo == algorithm::dynamic_programming;
-  // A count beyond most_items has only the dynamic program; below, automatic keeps the
-  // meet-in-the-middle count.
-  const bool count_beyond = options.count && options.algo == algorithm::automatic && left > most_items;
-  if (!named && !count_beyond && (options.algo != algorithm::automatic || options.count)) return std::nullopt;
+  // A count beyond most_items has only the dynamic program; below, automatic compares its
+  // counting table with the meet-in-the-middle count.
+  const bool count_auto = options.count && options.algo == algorithm::automatic;
+  const bool count_beyond = count_auto && left > most_items;
+  if (!named && !count_auto && options.algo != algorithm::automatic) return std::nullopt;
   if (options.count && !count_dp_available()) {
+    if (!named && !count_beyond) return std::nullopt;  // the meet-in-the-middle algorithms count
     throw backend_unavailable("this build of ssum has no GMP (libgmp-dev): the dynamic program cannot count");
   }
   choice c;
@@ -194,9 +196,10 @@ std::optional<choice> dp_choice(const problem& p, const flipped_totals& totals, 
   std::optional<reduction> grouped_items;
   if (!options.count && reduced.bound <= uint128(dp_most_sums)) grouped_items = group_equal_weights(reduced);
   const reduction& grouped = grouped_items ? *grouped_items : reduced;
+  // Beyond dp_most_sums no plan is made: the table's own bits, what it would need at least.
   double bytes = options.count                            ? count_dp_planned_bytes(grouped)
                  : grouped.bound <= uint128(dp_most_sums) ? dp_planned_bytes(grouped, room)
-                                                          : std::ldexp(1.0, 127);
+                                                          : (double(grouped.bound) + 1) / 8;
   double seconds = options.count ? count_dp_seconds(grouped) : dp_seconds(grouped, c.threads);
   bool fits = bytes <= room;
   std::string table = std::string(options.count ? "a counting " : "a ") + "dynamic-programming table of " +
@@ -238,9 +241,13 @@ std::optional<choice> dp_choice(const problem& p, const flipped_totals& totals, 
                std::to_string(most_items) + " items (the two-list would need " + two_list_sums_text(left) + " sums)";
     return taken();
   }
-  const double two_list = host_two_list_seconds(left, c.threads);
+  // The meet-in-the-middle count walks both lists once more after the search (a fifth of a
+  // unit per sum, two fifths on the host): 1.4 times the two-list's model, which is a lower
+  // bound where the lists do not fit and the four-list (1.4-1.8x slower, performance.md) runs.
+  const double two_list = host_two_list_seconds(left, c.threads) * (options.count ? 1.4 : 1.0);
   if (!fits || two_list <= 1e-3 || seconds >= two_list) return std::nullopt;
-  c.reason = table + " takes about " + seconds_text(seconds) + ", the two-list about " + seconds_text(two_list);
+  c.reason = table + " takes about " + seconds_text(seconds) + ", the " + (options.count ? "counting " : "") +
+             "two-list about " + seconds_text(two_list);
   return taken();
 }
 
@@ -456,7 +463,9 @@ choice automatic_choice(const problem& p, const solve_options& options, unsigned
 }  // namespace
 
 solve_plan choice::plan() const {
-  return {balanced ? "balanced-dp" : name_of(algo), where == backend::cuda ? "cuda" : "cpu", reason};
+  // What the reductions or the range settle runs no algorithm: say so, whatever was named.
+  const char* name = out_of_range || settled ? "reductions" : balanced ? "balanced-dp" : name_of(algo);
+  return {name, where == backend::cuda ? "cuda" : "cpu", reason};
 }
 
 choice choose(const problem& p, const solve_options& options, backend which, unsigned threads, int device,
@@ -472,13 +481,17 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
   if (options.algo == algorithm::completion_search && which == backend::cuda) {
     throw backend_unavailable("the completion search runs on the host (--backend cpu or auto)");
   }
+  // Before any reduction: a count must be refused whatever the reductions leave to search.
+  if (options.algo == algorithm::completion_search && options.count) {
+    throw std::invalid_argument("the completion search finds one subset; it cannot count");
+  }
   // The reductions, once, for every algorithm: the meet-in-the-middle ones run on what is
-  // left (q), the dynamic program on r. A meet-in-the-middle count keeps the zero weights (each
-  // doubles the count); the dynamic program's count multiplies them in (count_dp.hpp).
+  // left (q), the dynamic program on r. A count sets the zero weights aside and multiplies them
+  // back in (each doubles it; count_dp.hpp, and solve.cpp for meet-in-the-middle).
   const flipped_totals totals = totals_of(p);  // throws when the total reaches 2^127
   reduction r;
   if (!totals.out_of_range()) r = options.count ? count_reduction(p, totals) : reduce(p, totals);
-  const bool reducible = !totals.out_of_range() && !(options.count && r.zero_weights > 0);
+  const bool reducible = !totals.out_of_range();
   const bool open = reducible && r.outcome == reduction::verdict::open;
   // The reduced instance only for meet-in-the-middle: a dense instance may hold millions of items.
   const std::size_t left = open ? r.weights.size() : p.weights.size();
@@ -526,8 +539,7 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
   const bool dp_plan = c.algo == algorithm::dynamic_programming;
   c.reduced_instance = open && !table_or_search && !dp_plan;
   // Settled without any list or table: the dynamic program's count settles its own cases.
-  c.settled = dp_plan ? !options.count && c.reduced.outcome != reduction::verdict::open
-                      : reducible && r.outcome != reduction::verdict::open;
+  c.settled = dp_plan ? c.reduced.outcome != reduction::verdict::open : reducible && r.outcome != reduction::verdict::open;
   c.out_of_range = totals.out_of_range();
   if (c.out_of_range) {
     c.reason = "the target " + to_string(totals.target) + " lies outside " + range_text(totals) +

@@ -128,6 +128,8 @@ reduction reduce(const problem& p, const flipped_totals& totals) {
   if (g == 0) {  // no nonzero weight: only the empty subset, sum 0
     if (r.zero_sum || totals.target != 0) r.outcome = reduction::verdict::infeasible;
     else r.outcome = reduction::verdict::answered;
+    r.applied.push_back(r.zero_sum ? "no nonzero weight: no non-empty subset sums to 0"
+                                   : "no nonzero weight: every subset sums to 0");
     return r;
   }
   if (g > 1) r.applied.push_back("divided by the gcd " + text(g));

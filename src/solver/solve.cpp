@@ -22,30 +22,63 @@
 #include "solver/frame.hpp"
 #include "solver/two_list/two_list_cpu.hpp"
 #include "solver/two_list/two_list_cuda.hpp"
+#include "solver/two_list/two_list_merging.hpp"
 #include "ssum/errors.hpp"
 #include "ssum/memory.hpp"
 
 namespace ssum {
 namespace {
 
+// A count over the nonzero items with the z zero weights put back: c 2^z (any choice of them
+// joins each subset), zero-sum (c + 1) 2^z - 1 (the zero weights also join the empty subset,
+// which alone does not count). The shift leaves the low z bits 0, so adding 2^z - 1 sets them.
+big_count with_zero_weights(const big_count& c, std::size_t z, bool zero_sum) {
+  if (z == 0) return c;
+  const unsigned bits = unsigned(z % 64);
+  std::vector<std::uint64_t> limbs(z / 64, 0);
+  std::uint64_t carry = 0;
+  for (const std::uint64_t limb : c.limbs()) {
+    limbs.push_back(bits ? (limb << bits) | carry : limb);
+    carry = bits ? limb >> (64 - bits) : 0;
+  }
+  limbs.push_back(carry);
+  if (zero_sum) {
+    for (std::size_t k = 0; k < z / 64; ++k) limbs[k] = ~std::uint64_t{0};
+    limbs[z / 64] |= (std::uint64_t{1} << bits) - 1;
+  }
+  return big_count::from_limbs(std::move(limbs));
+}
+
 // The answer the reductions settled (infeasible, or a subset of original indices), or the
-// target out of range: no list or table built.
+// target out of range: no list or table built. A zero-sum count keeps its zero weights apart
+// (count_reduction): one of them is the subset even when the other items have none.
 std::optional<solution> settled(const detail::choice& c, const solve_options& options) {
   const auto start = detail::clock_type::now();
   const std::string algorithm = c.plan().algorithm;
   const char* where = c.where == backend::cuda ? "cuda" : "cpu";
   if (c.out_of_range) return detail::out_of_range_answer(algorithm.c_str(), where, c.threads, options, start);
   if (!c.settled) return std::nullopt;
+  const detail::reduction& r = c.reduced;
+  const bool answered = r.outcome == detail::reduction::verdict::answered;
   solution decided = detail::out_of_range_answer(algorithm.c_str(), where, c.threads, options, start);
-  decided.feasible = c.reduced.outcome == detail::reduction::verdict::answered;
-  decided.subset = c.reduced.answer;
-  if (options.count) decided.count = decided.feasible ? 1 : 0;  // no zero weights (choose()): one subset
+  decided.feasible = answered || (r.zero_sum && r.zero_weights > 0);
+  if (decided.feasible) decided.subset = r.answer;
+  if (options.count) decided.count = with_zero_weights(answered ? 1 : 0, r.zero_weights, r.zero_sum);
   return decided;
 }
 
-// A meet-in-the-middle answer on the reduced instance, in the original indices.
-solution mapped_back(const problem& p, const detail::choice& c, solution result) {
-  if (c.reduced_instance && result.feasible) result.subset = detail::map_back(p, c.reduced, result.subset);
+// A meet-in-the-middle answer on the reduced instance, in the original indices, its count with
+// the zero weights that the reductions set aside.
+solution mapped_back(const problem& p, const detail::choice& c, const solve_options& options, solution result) {
+  if (!c.reduced_instance) return result;
+  const detail::reduction& r = c.reduced;
+  if (result.feasible) {
+    result.subset = detail::map_back(p, r, result.subset);
+  } else if (r.zero_sum && r.zero_weights > 0) {  // a count's zero weight (count_reduction)
+    result.feasible = true;
+    result.subset = r.answer;
+  }
+  if (options.count && result.count) result.count = with_zero_weights(*result.count, r.zero_weights, r.zero_sum);
   return result;
 }
 
@@ -81,16 +114,19 @@ solution run_on_host(const cpu& policy, const problem& original, const detail::c
       throw out_of_memory("the dynamic program", detail::dp_planned_bytes(c.reduced));
     }
   }
-  if (c.algo == algorithm::completion_search) return detail::solve_completion(policy, original, c.reduced, *c.completion, options);
+  if (c.algo == algorithm::completion_search) {
+    if (!c.completion) throw std::logic_error("internal error: the completion search was chosen without its plan");
+    return detail::solve_completion(policy, original, c.reduced, *c.completion, options);
+  }
   if (c.algo == algorithm::two_list) {
     try {
-      return mapped_back(original, c, detail::solve_two_list(policy, p, c.totals, options));
+      return mapped_back(original, c, options, detail::solve_two_list(policy, p, c.totals, options));
     } catch (const std::bad_alloc&) {
       throw out_of_memory("the two-list algorithm", detail::two_list_host_bytes(p, c.totals));
     }
   }
   try {
-    return mapped_back(original, c, detail::solve_four_list(policy, p, c.totals, options));
+    return mapped_back(original, c, options, detail::solve_four_list(policy, p, c.totals, options));
   } catch (const std::bad_alloc&) {
     throw out_of_memory("the four-list algorithm", detail::four_list_planned_bytes(p, resolved_threads(policy)));
   }
@@ -101,7 +137,7 @@ solution run_on_device(const cuda& policy, const problem& original, const detail
   if (std::optional<solution> answer = settled(c, options)) return *answer;
   if (c.algo == algorithm::dynamic_programming) return detail::solve_dp(policy, original, c.reduced, options);
   const problem& p = c.reduced_instance ? c.instance : original;
-  return mapped_back(original, c,
+  return mapped_back(original, c, options,
                      c.algo == algorithm::four_list ? detail::solve_four_list_cuda(policy, p, c.totals, options)
                                                     : detail::solve_two_list_cuda(policy, p, c.totals, options, c.threads));
 }
@@ -118,7 +154,45 @@ solution checked(const problem& p, solution result, const detail::choice& c) {
   return result;
 }
 
-// Runs solve_with(options, plan) under options.time_limit: the process's watcher
+// The bytes the plan reserves, as its driver will report them; 0 where only the driver knows
+// (the CUDA four-list sizes its batches to the device's room after building its lists).
+double planned_bytes_of(const problem& original, const detail::choice& c, const solve_options& options) {
+  if (c.out_of_range || c.settled) return 0;
+  const problem& p = c.reduced_instance ? c.instance : original;
+  const detail::reduction& r = c.reduced;
+  if (c.where == backend::cuda) {
+    if (c.algo == algorithm::dynamic_programming) return detail::dp_cuda_planned_bytes(r);
+    return c.algo == algorithm::two_list ? detail::two_list_merging_planned_bytes(p.weights.size()) : 0;
+  }
+  switch (c.algo) {
+    case algorithm::dynamic_programming:
+      return options.count ? detail::count_dp_planned_bytes(r)
+             : c.balanced  ? detail::balanced_planned_bytes(r)
+                           : detail::dp_planned_bytes(r, host_plan_room(options.memory_limit));
+    case algorithm::completion_search:
+      return c.completion ? c.completion->bytes : 0;
+    case algorithm::two_list:
+      return detail::two_list_host_bytes(p, c.totals);
+    default:
+      return detail::four_list_planned_bytes(p, c.threads);
+  }
+}
+
+// What a solve that ends without an answer (status::unknown) reports: the plan, the
+// reductions, the threads and the planned bytes of what was chosen.
+solution what_was_chosen(const problem& p, const detail::choice& c, const solve_options& options) {
+  solution chosen;
+  chosen.plan = c.plan();
+  chosen.algorithm = chosen.plan.algorithm;
+  chosen.backend = chosen.plan.backend;
+  // The CUDA drivers' host share: the four-list's one thread, the others' two by default.
+  chosen.threads = c.where != backend::cuda ? c.threads : c.algo == algorithm::four_list ? 1 : c.threads ? c.threads : 2;
+  chosen.reductions = c.reduced.applied;
+  chosen.planned_bytes = std::uint64_t(planned_bytes_of(p, c, options));
+  return chosen;
+}
+
+// Runs solve_with(options, chosen) under options.time_limit: the process's watcher
 // (deadline_watch.hpp) raises the solve's own cancel flag at the deadline (or when the
 // caller's flag rises), so every algorithm and backend stops the way it stops for Ctrl-C; a
 // stop at the deadline returns status::unknown.
@@ -128,8 +202,10 @@ solution within_time_limit(const solve_options& options, Solve&& solve_with) {
   if (!(limit >= 0) || !std::isfinite(limit)) {
     throw std::invalid_argument("the time limit must be a finite number of seconds, 0 or more");
   }
-  solve_plan plan;  // what was chosen, for an unknown answer too
-  if (limit == 0) return solve_with(options, plan);
+  solution chosen;  // what was chosen, for an unknown answer too
+  // A limit beyond what the clock can count to (int64 nanoseconds: 292 years) is no limit.
+  const double longest = std::chrono::duration<double>(detail::clock_type::duration::max()).count() / 4;
+  if (limit == 0 || limit > longest) return solve_with(options, chosen);
   const auto start = detail::clock_type::now();
   const auto deadline = start + std::chrono::duration_cast<detail::clock_type::duration>(
                                     std::chrono::duration<double>(limit));
@@ -138,15 +214,14 @@ solution within_time_limit(const solve_options& options, Solve&& solve_with) {
   solve_options limited = options;
   limited.cancel = &stop;
   try {
-    return solve_with(limited, plan);
+    return solve_with(limited, chosen);
   } catch (const interrupted&) {
     if (!timed_out) throw;
   }
-  solution unknown;
+  solution unknown = std::move(chosen);
   unknown.status = status::unknown;
-  unknown.plan = plan;
-  unknown.algorithm = plan.algorithm;
-  unknown.backend = plan.backend;
+  unknown.feasible = false;
+  unknown.seconds = {};
   unknown.seconds.total = detail::seconds_since(start);
   return unknown;
 }
@@ -154,25 +229,25 @@ solution within_time_limit(const solve_options& options, Solve&& solve_with) {
 }  // namespace
 
 solution solve(const cpu& policy, const problem& p, const solve_options& options) {
-  return within_time_limit(options, [&](const solve_options& o, solve_plan& plan) {
+  return within_time_limit(options, [&](const solve_options& o, solution& chosen) {
     const detail::choice c = detail::choose(p, o, backend::cpu, policy.threads, 0);
-    plan = c.plan();
+    chosen = what_was_chosen(p, c, o);
     return checked(p, run_on_host(cpu{c.threads}, p, c, o), c);
   });
 }
 
 solution solve(const cuda& policy, const problem& p, const solve_options& options) {
-  return within_time_limit(options, [&](const solve_options& o, solve_plan& plan) {
+  return within_time_limit(options, [&](const solve_options& o, solution& chosen) {
     const detail::choice c = detail::choose(p, o, backend::cuda, 0, policy.device);
-    plan = c.plan();
+    chosen = what_was_chosen(p, c, o);
     return checked(p, run_on_device(policy, p, c, o), c);
   });
 }
 
 solution solve(backend which, unsigned threads, const problem& p, const solve_options& options) {
-  return within_time_limit(options, [&](const solve_options& o, solve_plan& plan) {
+  return within_time_limit(options, [&](const solve_options& o, solution& chosen) {
     const detail::choice c = detail::choose(p, o, which, threads, 0);
-    plan = c.plan();
+    chosen = what_was_chosen(p, c, o);
     if (c.where == backend::cuda) return checked(p, run_on_device(cuda{}, p, c, o), c);
     return checked(p, run_on_host(cpu{c.threads}, p, c, o), c);
   });

@@ -20,6 +20,7 @@
 #include "ssum/cuda_device.hpp"
 #include "ssum/errors.hpp"
 #include "ssum/solve.hpp"
+#include "../answer_names.hpp"
 #include "../small_instances.hpp"
 
 namespace {
@@ -44,7 +45,7 @@ ssum::detail::reduction reduced(const ssum::problem& p) { return ssum::detail::r
 void expect_agrees(const ssum::problem& p, const std::string& what, bool brute = false) {
   SCOPED_TRACE(what);
   const ssum::solution dev = ssum::solve(ssum::cuda{}, p, dp_options());
-  EXPECT_EQ(dev.algorithm, "dp");
+  EXPECT_EQ(dev.algorithm, ssum_test::expected_name(p, "dp", false));
   EXPECT_EQ(dev.backend, "cuda");
   const bool expected =
       brute ? ssum_test::brute_force_count(p) > 0 : ssum::solve(ssum::cpu{}, p, dp_options()).feasible;

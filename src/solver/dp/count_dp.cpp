@@ -246,10 +246,10 @@ reduction count_reduction(const problem& p, const flipped_totals& totals) {
 
 double count_dp_planned_bytes(const reduction& r) {
   if (r.outcome != reduction::verdict::open) return 0;
-  if (r.bound > uint128(dp_most_sums)) return std::ldexp(1.0, 127);
   double limbs = 0;
   for (const auto& w : sides_of(r)) limbs += double(limbs_for(w.size()));
   const double tables = (double(r.bound) + 1) * limbs * 8 + double(r.weights.size()) * 16;
+  if (r.bound > uint128(dp_most_sums)) return tables;  // no plan: what the tables need at least
   const double certificate = r.zero_sum && r.zero_weights ? 0 : dp_planned_bytes(r);
   return std::max(tables, certificate);
 }
