@@ -5,7 +5,11 @@
 // item runs, what the cost models describe), and the generator's pthree and psix. A pair is
 // left out when a model puts it beyond a few seconds or its table beyond 2 GiB. Counters:
 // model_s (balanced_seconds or dp_seconds) beside the measured time, planned_MiB, feasible.
-// Run: build/release/bench/bench_dp_crossover [--benchmark_filter=...]
+// The bitset runs on 1 and 2 threads and on every thread of the machine (bitset_tall), so that
+// its thread model is checked where it decides: a 1,000-item no-instance with T ~ 1.2 x 10^9
+// (multiples of 3 but one, target 2 mod 3: no reduction settles it) and psix. --long admits
+// pairs whose model says up to a minute (default 4 s).
+// Run: build/release/bench/bench_dp_crossover [--long] [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -18,7 +22,9 @@
 #include "solver/dp/bitset_dp.hpp"
 #include "solver/frame.hpp"
 #include "solver/reductions.hpp"
+#include "small_instances.hpp"
 #include "ssum/generate.hpp"
+#include "ssum/policy.hpp"
 
 namespace {
 
@@ -53,7 +59,7 @@ bool make_reduction(instance& in) {
   return in.r.outcome == reduction::verdict::open;
 }
 
-constexpr double most_model_seconds = 4;
+double most_model_seconds = 4;
 constexpr double most_bytes = 2.0 * (1u << 30);
 
 void run_balanced(benchmark::State& state, const instance& in) {
@@ -86,9 +92,11 @@ void register_pair(instance in) {
     tune(benchmark::RegisterBenchmark(("balanced/" + i.name).c_str(), [&i](benchmark::State& s) { run_balanced(s, i); }));
   }
   if (i.r.bound <= ssum::uint128(ssum::detail::dp_most_sums) && ssum::detail::dp_planned_bytes(i.r) < most_bytes) {
-    for (const unsigned threads : {1u, 2u}) {
-      if (ssum::detail::dp_seconds(i.r, threads) > most_model_seconds) continue;
-      tune(benchmark::RegisterBenchmark(("bitset_t" + std::to_string(threads) + "/" + i.name).c_str(),
+    const unsigned all = ssum::resolved_threads(ssum::cpu{});
+    for (const unsigned threads : {1u, 2u, all}) {
+      if ((threads == all && all <= 2) || ssum::detail::dp_seconds(i.r, threads) > most_model_seconds) continue;
+      const std::string name = threads == all ? "bitset_tall" : "bitset_t" + std::to_string(threads);
+      tune(benchmark::RegisterBenchmark((name + "/" + i.name).c_str(),
                                         [&i, threads](benchmark::State& s) { run_bitset(s, i, threads); }));
     }
   }
@@ -108,11 +116,19 @@ void register_all() {
   for (const std::size_t n : {100, 1000, 10000}) {
     register_pair({"psix_n" + std::to_string(n), ssum::generate("psix", n, std::nullopt, 1), {}});
   }
+  register_pair({"mod3_n1000_b22", ssum_test::long_no_instance(1000, 22, 1), {}});
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  for (int k = 1; k < argc; ++k) {
+    if (std::string(argv[k]) != "--long") continue;
+    most_model_seconds = 60;
+    for (int j = k; j + 1 < argc; ++j) argv[j] = argv[j + 1];
+    --argc;
+    break;
+  }
   register_all();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

@@ -8,10 +8,12 @@
 //   ssum_cpu      ssum's host solver on every host core;
 //   sequential    the sequential Horowitz-Sahni reference on one core (up to n = 48).
 // Random instances are no-instances up to n = 56 (the whole search runs); at 60 and 64 they
-// have solutions and the searches stop early. "parity" is the random class with every weight
-// made even and an odd target: a no-instance at any n, so that two-list and four-list are
-// compared over the whole search at n = 64, and the four-list's n = 72 goal is measured
-// (solve/parity/ssum_cuda_four_list_large: one iteration, filter it in or out by name).
+// have solutions and the searches stop early. "none" has no solution that any reduction can
+// see: weights that are multiples of 3 but one, and a target 2 mod 3 (the tests'
+// long_no_instance, weights of 62 - bit_width(n) bits so that the total stays below 2^62),
+// so that two-list and four-list are compared over the whole search at n = 64, and the
+// four-list's n = 72 goal is measured (solve/none/ssum_cuda_four_list_large: one iteration,
+// filter it in or out by name).
 // Whole-call wall time per iteration; ssum's per-stage seconds as counters.
 // Plot: scripts/plot-solve BENCH_JSON docs/solve-time.png
 #include <benchmark/benchmark.h>
@@ -22,6 +24,7 @@
 #include <thrust/logical.h>
 #include <thrust/merge.h>
 
+#include <bit>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -29,20 +32,14 @@
 #include <utility>
 
 #include "reference/sequential_two_list.hpp"
+#include "small_instances.hpp"
 #include "ssum/ssum.hpp"
 
 namespace {
 
 ssum::problem make_instance(const std::string& cls, std::size_t n) {
-  if (cls != "parity") return ssum::generate(cls, n, std::nullopt, 2026);
-  ssum::problem p = ssum::generate("random", n, std::nullopt, 2026);
-  ssum::int128 total = 0;
-  for (auto& w : p.weights) {
-    w = (w / 2 + 1) * 2;  // even, at most the random class's bound
-    total += w;
-  }
-  p.target = total / 2 + 1 - (total / 2) % 2;  // odd: no subset reaches it
-  return p;
+  if (cls != "none") return ssum::generate(cls, n, std::nullopt, 2026);
+  return ssum_test::long_no_instance(n, 62 - int(std::bit_width(n)), 2026);
 }
 
 const ssum::problem& instance(const std::string& cls, std::size_t n) {
@@ -166,7 +163,7 @@ int main(int argc, char** argv) {
   for (const auto& [who, fn, n] : {std::make_tuple("ssum_cuda", ssum_cuda, 64), std::make_tuple("ssum_cuda", ssum_cuda, 66),
                                    std::make_tuple("ssum_cuda_four_list", ssum_cuda_four_list, 64),
                                    std::make_tuple("ssum_cuda_four_list_large", ssum_cuda_four_list, 72)}) {
-    benchmark::RegisterBenchmark((std::string("solve/parity/") + who).c_str(), fn, "parity")
+    benchmark::RegisterBenchmark((std::string("solve/none/") + who).c_str(), fn, "none")
         ->Arg(n)
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime()
