@@ -4,11 +4,16 @@
 // unknown), and refuses what it cannot take.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <random>
 #include <string>
+#include <thread>
 
 #include "small_instances.hpp"
+#include "solver/completion/completion_search.hpp"
+#include "solver/frame.hpp"
 #include "ssum/ssum.hpp"
 
 namespace {
@@ -134,6 +139,52 @@ TEST(Completion, AnInfeasibleDenseInstanceRunsOutOfTime) {
   EXPECT_EQ(s.plan.algorithm, "completion") << s.plan.reason;
   EXPECT_EQ(s.status, ssum::status::unknown);
   EXPECT_TRUE(s.subset.empty());
+}
+
+// Zero-sum, a partition of the positive items against the negative ones (and d) is the empty
+// subset: never a perfect plan. Here every item is positive (a reduction by hand: none leaves
+// this), so differencing to the end leaves 0 with only that partition; any plan must be the
+// regular attempts, which search until cancelled.
+TEST(Completion, AZeroSumPlanIsNotPerfectForTheEmptySubset) {
+  ssum::detail::reduction r;
+  r.zero_sum = true;
+  for (std::size_t i = 0; i < 100; ++i) r.weights.push_back(i + 1), r.index.push_back(i), r.negative.push_back(false);
+  r.weights.push_back(ssum::uint128(1) << 80), r.index.push_back(100), r.negative.push_back(false);
+  r.bound = ssum::uint128(1) << 80;
+  const std::optional<ssum::detail::completion_plan> plan = ssum::detail::completion_plan_for(r, 2, 1e9);
+  if (!plan) return;
+  EXPECT_FALSE(plan->perfect);
+  EXPECT_GE(plan->items, 48u);
+  ssum::problem p;
+  for (const auto w : r.weights) p.weights.push_back(int128(w));
+  std::atomic<bool> cancel{false};
+  ssum::solve_options o;
+  o.cancel = &cancel;
+  std::thread stop([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    cancel = true;
+  });
+  EXPECT_THROW((void)ssum::detail::solve_completion(ssum::cpu{2}, p, r, *plan, o), ssum::interrupted);
+  stop.join();
+}
+
+// Zero-sum with the sides' sums equal (d = 0): 1..100 and 2^40 against -(2^40 + 5050), whose
+// only answer is every item. Differencing to the end leaves 0 with the negative item alone on
+// one side; read from either side, that partition answers.
+TEST(Completion, ABalancedZeroSumPartitionAnswersWithEveryItem) {
+  for (const int sign : {1, -1}) {  // and its mirror: the lone item positive
+    ssum::problem p;
+    for (int w = 1; w <= 100; ++w) p.weights.push_back(sign * w);
+    p.weights.push_back(sign * (int128(1) << 40));
+    p.weights.push_back(-sign * ((int128(1) << 40) + 5050));
+    ssum::solve_options o;
+    o.algo = ssum::algorithm::completion_search;
+    o.time_limit = 20;
+    const ssum::solution s = ssum::solve(ssum::cpu{2}, p, o);
+    ASSERT_EQ(s.status, ssum::status::feasible) << s.plan.reason;
+    EXPECT_EQ(s.subset.size(), p.weights.size());
+    EXPECT_TRUE(ssum::is_certificate(p, s.subset));
+  }
 }
 
 TEST(Completion, RefusesWhatItCannotTake) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <random>
 #include <string>
@@ -146,6 +147,89 @@ TEST(Reductions, HeavyItemsAreRemoved) {
   expect_reduction_sound(z);
   const auto one_sign = make_problem({2, 3}, std::nullopt);
   EXPECT_EQ(ssum::detail::reduce(one_sign, ssum::detail::totals_of(one_sign)).outcome, reduction::verdict::infeasible);
+}
+
+// Zero-sum: removing a weight above the other side's whole sum lowers its own side's sum, which
+// can leave another weight above it; the removal repeats until none is, and one sign left
+// means infeasible. 1..100 with 10^26 and -2*10^26: -2*10^26 goes, and no negative is left to
+// balance 10^26 or anything else.
+TEST(Reductions, ZeroSumRemovalRepeatsUntilNothingChanges) {
+  ssum::problem p;
+  for (int w = 1; w <= 100; ++w) p.weights.push_back(w);
+  const int128 e26 = int128(100000000000000LL) * 1000000000000LL;
+  p.weights.push_back(e26);
+  p.weights.push_back(-2 * e26);
+  const reduction r = ssum::detail::reduce(p, ssum::detail::totals_of(p));
+  EXPECT_EQ(r.outcome, reduction::verdict::infeasible);
+  EXPECT_TRUE(lists(r, "items heavier than the other side's sum removed until none is (1 in 1 round): only "
+                       "one sign is left"));
+  // Several rounds before one sign is left: -27 (above 1 + 9), then 9 (above 3), then -3 (above 1).
+  const auto links = make_problem({1, -3, 9, -27}, std::nullopt);
+  const reduction rl = ssum::detail::reduce(links, ssum::detail::totals_of(links));
+  EXPECT_EQ(rl.outcome, reduction::verdict::infeasible);
+  EXPECT_TRUE(lists(rl, "items heavier than the other side's sum removed until none is (3 in 3 rounds): only "
+                        "one sign is left"));
+  // A chain of alternating signs, each three times the last, over small weights of both signs:
+  // the chain goes one link a round, and what is left keeps its answers.
+  const int128 b = int128(1) << 40;
+  const auto q = make_problem({3, -5, 4, -2, 1}, std::nullopt);
+  ssum::problem chain = q;
+  for (const int128 w : {b, -3 * b, 9 * b, -27 * b}) chain.weights.push_back(w);
+  const reduction rc = ssum::detail::reduce(chain, ssum::detail::totals_of(chain));
+  EXPECT_EQ(rc.outcome, reduction::verdict::open);
+  EXPECT_TRUE(lists(rc, "items heavier than the other side's sum removed until none is (4 in 4 rounds); the "
+                        "smaller side's sum is 7"));
+  EXPECT_EQ(rc.bound, uint128(7));
+  EXPECT_EQ(rc.index, (std::vector<std::size_t>{0, 1, 2, 3, 4}));
+  expect_reduction_sound(chain);
+  // Nothing to remove: nothing listed.
+  const reduction none = ssum::detail::reduce(q, ssum::detail::totals_of(q));
+  EXPECT_TRUE(none.applied.empty());
+  EXPECT_EQ(none.bound, uint128(7));
+}
+
+// Random signed weights with a few huge ones of both signs (several rounds of removal), with
+// and without a target: every verdict against brute force, every open reduction's answer
+// mapped back to the original.
+TEST(Reductions, HugeWeightsOfBothSignsKeepEveryAnswer) {
+  std::mt19937_64 rng(404);
+  std::size_t several_rounds = 0, infeasible = 0;
+  for (int trial = 0; trial < 4000; ++trial) {
+    ssum::problem p = random_instance(rng, 12, trial % 3 == 0 ? 5 : 50, true);
+    const int huge = static_cast<int>(uniform(rng, 1, 6));
+    const std::int64_t base = trial % 2 == 0 ? uniform(rng, 1, 200) : std::int64_t{1} << uniform(rng, 20, 50);
+    int128 w = base;
+    for (int j = 0; j < huge; ++j) {
+      const bool negative = trial % 4 < 2 ? j % 2 == 1 : (rng() & 1);
+      p.weights.push_back(negative ? -w : w);
+      w = w * uniform(rng, 1, 4) + uniform(rng, 0, 60);
+    }
+    std::shuffle(p.weights.begin(), p.weights.end(), rng);
+    if (p.target && trial % 5 == 0) *p.target += p.weights.front();  // the target near a huge weight
+    expect_reduction_sound(p);
+    const auto totals = ssum::detail::totals_of(p);
+    if (!p.zero_sum() || totals.out_of_range()) continue;
+    const reduction r = ssum::detail::reduce(p, totals);
+    several_rounds += std::any_of(r.applied.begin(), r.applied.end(),
+                                  [](const std::string& a) { return a.find(" rounds)") != std::string::npos; });
+    infeasible += r.outcome == reduction::verdict::infeasible;
+  }
+  EXPECT_GT(several_rounds, 50u);  // the shapes do force repeated removal
+  EXPECT_GT(infeasible, 50u);
+}
+
+// Many items and a long removal: one sort a side, not a pass per round.
+TEST(Reductions, ZeroSumRemovalIsFastOnManyItems) {
+  ssum::problem p;
+  for (std::int64_t i = 1; i <= 500000; ++i) p.weights.push_back(i % 2 ? i : -i);
+  int128 w = int128(1) << 50;
+  for (int j = 0; j < 60; ++j, w = w * 2 + 1) p.weights.push_back(j % 2 ? -w : w);
+  const auto start = std::chrono::steady_clock::now();
+  const reduction r = ssum::detail::reduce(p, ssum::detail::totals_of(p));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(r.outcome, reduction::verdict::open);
+  EXPECT_EQ(r.weights.size(), 500000u);
+  EXPECT_LT(seconds, 5.0);
 }
 
 TEST(Reductions, CombinedTheyKeepEveryAnswer) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <numeric>
 
 namespace ssum::detail {
@@ -86,20 +87,54 @@ bool reachable_by_some_count(const std::vector<uint128>& w, uint128 target) {
   }
 }
 
-// Zero-sum: the nonzero items, divided by g, kept when not above the smaller side's sum.
+// Zero-sum: a weight whose magnitude exceeds the whole of the other sign's magnitudes can
+// never take part; removing it lowers its side's sum, which can make another such weight, so
+// the removal repeats until none is left. Each side's magnitudes are sorted once (only when
+// something goes) and shrunk from the top: O(n log n), however many rounds.
 reduction reduce_zero_sum(const problem& p, reduction r, uint128 g) {
-  uint128 positive = 0, negative = 0;
-  for (const int128 w : p.weights) (w > 0 ? positive : negative) += magnitude(w) / g;
-  r.bound = std::min(positive, negative);
-  if (r.bound == 0) {
+  uint128 positive = 0, negative = 0, top_positive = 0, top_negative = 0;
+  for (const int128 w : p.weights) {
+    const uint128 mag = g == 1 ? magnitude(w) : magnitude(w) / g;
+    if (w > 0) positive += mag, top_positive = std::max(top_positive, mag);
+    else negative += mag, top_negative = std::max(top_negative, mag);
+  }
+  if (positive == 0 || negative == 0) {
     r.outcome = reduction::verdict::infeasible;
     r.applied.push_back("all nonzero weights have one sign: no non-empty subset sums to 0");
     return r;
   }
-  if (const std::size_t heavy = keep_light_items(p, g, r)) {
-    r.applied.push_back("items heavier than the smaller side's sum " + text(r.bound) + " removed (" +
-                        std::to_string(heavy) + ")");
+  std::size_t removed = 0, rounds = 0;
+  if (top_positive > negative || top_negative > positive) {
+    std::vector<uint128> pos, neg;  // each side's magnitudes, heaviest first
+    for (const int128 w : p.weights) {
+      if (w != 0) (w > 0 ? pos : neg).push_back(g == 1 ? magnitude(w) : magnitude(w) / g);
+    }
+    std::sort(pos.begin(), pos.end(), std::greater<>());
+    std::sort(neg.begin(), neg.end(), std::greater<>());
+    std::size_t ip = 0, in = 0;
+    for (;;) {  // a round removes what exceeds the other side's sum at its start
+      const uint128 p0 = positive, n0 = negative;
+      const std::size_t before = removed;
+      while (ip < pos.size() && pos[ip] > n0) positive -= pos[ip++], ++removed;
+      while (in < neg.size() && neg[in] > p0) negative -= neg[in++], ++removed;
+      if (removed == before) break;
+      ++rounds;
+      if (positive == 0 || negative == 0) break;  // one sign left: settled
+    }
   }
+  const std::string what = "items heavier than the other side's sum removed until none is (" +
+                           std::to_string(removed) + " in " + std::to_string(rounds) +
+                           (rounds == 1 ? " round)" : " rounds)");
+  if (positive == 0 || negative == 0) {
+    r.outcome = reduction::verdict::infeasible;
+    r.applied.push_back(what + ": only one sign is left, no non-empty subset sums to 0");
+    return r;
+  }
+  // Every kept magnitude is at most both sides' sums (its own holds it), and every removed
+  // one above the other side's final sum: the bound alone tells them apart.
+  r.bound = std::min(positive, negative);
+  keep_light_items(p, g, r);  // removes exactly `removed` items
+  if (removed) r.applied.push_back(what + "; the smaller side's sum is " + text(r.bound));
   return r;
 }
 

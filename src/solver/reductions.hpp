@@ -16,7 +16,8 @@
 // Zero-sum (no target): a zero weight is itself the answer; otherwise, after the gcd, a
 // non-empty subset sums to zero exactly when some sum s > 0 is reached by positive items and
 // by negative magnitudes alike, so s <= min(sum of positives, sum of |negatives|) and items
-// above that bound are removed.
+// above that bound are removed. That lowers a side's sum and so the bound: the removal repeats
+// until nothing changes (infeasible when one sign is left), in O(n log n).
 #include <cstddef>
 #include <cstdint>
 #include <string>

@@ -57,6 +57,32 @@ partition_form partition_form_of(const reduction& r) {
   return f;
 }
 
+// The positions in r.weights of the subset behind a perfect partition of d's numbers (the
+// ids left on the sides side_of_left): the side that holds d, or the other one complemented;
+// zero-sum, the negative items are in by default, so the chosen ones are left out. Empty only
+// for zero-sum's empty subset; with d = 0 both sides balance, so all items (the other side's
+// reading) answer instead.
+std::vector<std::size_t> chosen_of(const reduction& r, const partition_form& f, const differenced& d,
+                                   const std::vector<char>& side_of_left) {
+  const std::vector<char> side = sides(d, side_of_left);
+  const char with_d = f.d > 0 ? side[f.m - 1] : 1;
+  std::vector<std::size_t> chosen;
+  for (std::size_t i = 0; i < r.weights.size(); ++i) {
+    const bool in = (side[i] == with_d) != f.complemented;
+    if (in != (r.zero_sum && r.negative[i])) chosen.push_back(i);
+  }
+  if (chosen.empty() && r.zero_sum && f.d == 0) {
+    for (std::size_t i = 0; i < r.weights.size(); ++i) chosen.push_back(i);
+  }
+  return chosen;
+}
+
+// Whether the pass ended at 0 with a partition that answers (zero-sum: not the empty subset).
+bool perfect_answers(const reduction& r, const partition_form& f, const differenced& d) {
+  if (d.left.size() != 1 || (!d.value.empty() && d.value[d.left[0]] != 0)) return false;
+  return !chosen_of(r, f, d, std::vector<char>(1, 0)).empty();
+}
+
 std::optional<completion_plan> regular_plan(const differenced& d, std::size_t m, unsigned threads, double room);
 
 }  // namespace
@@ -81,7 +107,8 @@ std::optional<completion_plan> completion_plan_for(const reduction& r, unsigned 
   if (log2_expected_solutions(r) < 8) return std::nullopt;
   // Many numbers above their bits: the dense pass, O(m), most often ends at 0.
   if (dense_first) {
-    if (std::optional<differenced> dense = dense_difference(r.weights, f.d); dense && double(m) * 64 <= room) {
+    std::optional<differenced> dense = dense_difference(r.weights, f.d);
+    if (dense && double(m) * 64 <= room && perfect_answers(r, f, *dense)) {
       completion_plan plan;
       plan.log2_solutions = double(m), plan.bytes = double(m) * 64, plan.perfect = plan.dense = true;
       plan.room = room;
@@ -94,9 +121,9 @@ std::optional<completion_plan> completion_plan_for(const reduction& r, unsigned 
   auto pass = std::make_shared<differenced>(difference_down_to(r.weights, f.d, 1, nullptr, 92));
   const differenced& d = *pass;
   std::optional<completion_plan> chosen = regular_plan(d, m, threads, room);
-  // Differencing to the end left 0: its sides answer at once (n far above the weights' bits);
-  // the regular plan, if any, serves the attempts after it.
-  if (d.value[d.left[0]] == 0 && double(m) * 64 <= room) {
+  // Differencing to the end left 0: its sides answer at once (n far above the weights' bits),
+  // unless zero-sum they are the empty subset; then the regular plan's attempts, if any.
+  if (double(m) * 64 <= room && perfect_answers(r, f, d)) {
     if (!chosen) {
       chosen = completion_plan{};
       chosen->log2_solutions = double(m), chosen->bytes = double(m) * 64;
@@ -166,7 +193,7 @@ solution solve_completion(const cpu& policy, const problem& p, const reduction& 
   result.threads = resolved_threads(policy);
   const unsigned threads = result.threads;
   result.planned_bytes = std::uint64_t(plan.bytes);
-  const std::size_t k = plan.items, n = r.weights.size();
+  const std::size_t k = plan.items;
   const partition_form f = partition_form_of(r);
   const std::size_t m = f.m;
   const std::uint64_t budget = std::max<std::uint64_t>(4, plan.classes);
@@ -195,15 +222,9 @@ solution solve_completion(const cpu& policy, const problem& p, const reduction& 
       own.parts.assign(pass.parts.begin(), pass.parts.begin() + std::ptrdiff_t(pass.parts_at_48));
       own.left = pass.left_at_48;
     } else if (k == 0) {
-      // Differencing to the end gave zero-sum's empty subset. After the dense pass, the full
-      // pass's plan may have attempts of its own.
-      if (plan.dense) {
-        if (const std::optional<completion_plan> full = completion_plan_for(r, threads, plan.room, false)) {
-          return solve_completion(policy, p, r, *full, options);
-        }
-      }
-      throw out_of_reach("the completion search's differencing found only the empty subset, and no other "
-                         "attempt fits this instance");
+      // A perfect plan without attempts of its own answers on the first one (perfect_answers).
+      throw out_of_reach("the completion search's differencing found no answer, and no other attempt fits "
+                         "this instance");
     } else {
       own = difference_down_to(r.weights, f.d, k, attempt == 0 ? nullptr : &rng);
     }
@@ -212,19 +233,10 @@ solution solve_completion(const cpu& policy, const problem& p, const reduction& 
     // A subset of the K numbers with half their total is a perfect partition of them; the
     // original subset behind it, or nothing (zero-sum's empty subset).
     const auto answer = [&](const std::vector<std::size_t>& positions) {
-      // The sides: the chosen K numbers on side 1, and each difference's parts on its side
-      // (the larger) and the opposite one, the latest first.
+      // The chosen K numbers on side 1; each difference's parts on its side and the other.
       std::vector<char> side_of_left(d.left.size(), 0);
       for (const std::size_t j : positions) side_of_left[j] = 1;
-      const std::vector<char> side = sides(d, side_of_left);
-      const char with_d = f.d > 0 ? side[m - 1] : 1;
-      std::vector<std::size_t> chosen;
-      for (std::size_t i = 0; i < n; ++i) {
-        // The subset of sum t' is d's side (or the other, complemented); zero-sum, the
-        // negative items are in by default, so the chosen ones are left out.
-        const bool in = (side[i] == with_d) != f.complemented;
-        if (in != (r.zero_sum && r.negative[i])) chosen.push_back(i);
-      }
+      const std::vector<std::size_t> chosen = chosen_of(r, f, d, side_of_left);
       if (chosen.empty()) return false;
       result.feasible = true;
       result.subset = map_back(p, r, chosen);
