@@ -93,9 +93,11 @@ void register_pair(instance in) {
   }
   if (i.r.bound <= ssum::uint128(ssum::detail::dp_most_sums) && ssum::detail::dp_planned_bytes(i.r) < most_bytes) {
     const unsigned all = ssum::resolved_threads(ssum::cpu{});
-    for (const unsigned threads : {1u, 2u, all}) {
-      if ((threads == all && all <= 2) || ssum::detail::dp_seconds(i.r, threads) > most_model_seconds) continue;
-      const std::string name = threads == all ? "bitset_tall" : "bitset_t" + std::to_string(threads);
+    std::vector<unsigned> counts{1, 2};
+    if (all > 2) counts.push_back(all);
+    for (const unsigned threads : counts) {
+      if (ssum::detail::dp_seconds(i.r, threads) > most_model_seconds) continue;
+      const std::string name = threads > 2 ? "bitset_tall" : "bitset_t" + std::to_string(threads);
       tune(benchmark::RegisterBenchmark((name + "/" + i.name).c_str(),
                                         [&i, threads](benchmark::State& s) { run_bitset(s, i, threads); }));
     }

@@ -260,3 +260,26 @@ TEST(Choose, TheDynamicProgramGoesToTheDeviceWhenItPays) {
   dev.present = true;
   EXPECT_EQ(choose(small, {}, ssum::backend::automatic, 2, 0, dev.probe()).where, ssum::backend::cpu);
 }
+
+// Where solutions abound (psix: about 2^9970 expected) the host's program runs first for a
+// share of the CUDA start-up, the device's after it; a device named runs alone.
+TEST(Choose, TheHostTriesFirstWhereSolutionsAbound) {
+  if (!ssum::cuda_compiled()) GTEST_SKIP() << "the device rules need a build with the CUDA backend";
+  fake_device dev;
+  const ssum::problem psix = ssum::generate("psix", 10000, std::nullopt, 2);
+  const choice c = choose(psix, {}, ssum::backend::automatic, 2, 0, dev.probe());
+  ASSERT_EQ(c.where, ssum::backend::cuda) << c.reason;
+  ASSERT_TRUE(c.host_first) << c.reason;
+  EXPECT_EQ(c.host_first->where, ssum::backend::cpu);
+  EXPECT_EQ(c.host_first->algo, ssum::algorithm::dynamic_programming);
+  EXPECT_GT(c.host_first_seconds, 0);
+  EXPECT_LT(c.host_first_seconds, ssum::detail::cuda_start_seconds);
+  EXPECT_TRUE(contains(c.reason, "so the host's program tries first")) << c.reason;
+  // The device named: its plan alone, no probe on the host.
+  ssum::solve_options dp;
+  dp.algo = ssum::algorithm::dynamic_programming;
+  const choice named = choose(psix, dp, ssum::backend::cuda, 0, 0, dev.probe());
+  EXPECT_EQ(named.where, ssum::backend::cuda);
+  EXPECT_EQ(named.algo, ssum::algorithm::dynamic_programming);
+  EXPECT_FALSE(named.host_first);
+}

@@ -3,6 +3,7 @@
 // refusal rule once, asks the chosen CUDA device (if any) once, and returns the plan that
 // ssum::solve runs and reports (solution::plan, the CLI's --json "plan").
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -39,6 +40,11 @@ struct choice {
   problem instance;                      // reduced problem (reduced_problem()), mapped back after
   std::string reason;                    // a sentence for people
   std::optional<completion_plan> completion;  // completion_search: the attempts' shape
+  /// A device plan under automatic on an instance that expects many solutions: the host's
+  /// plan runs first for host_first_seconds (it often stops early there, long before a CUDA
+  /// start-up), and the device's only when that finds nothing in time.
+  std::shared_ptr<const choice> host_first;
+  double host_first_seconds = 0;
 
   solve_plan plan() const;
 };

@@ -248,6 +248,20 @@ solution solve(backend which, unsigned threads, const problem& p, const solve_op
   return within_time_limit(options, [&](const solve_options& o, solution& chosen) {
     const detail::choice c = detail::choose(p, o, which, threads, 0);
     chosen = what_was_chosen(p, c, o);
+    if (c.host_first) {
+      // The host's plan first, under its own short limit (inside the caller's: a cancel or the
+      // caller's deadline still ends the whole solve); the device's when it runs out.
+      const detail::choice& host = *c.host_first;
+      solve_options first = o;
+      first.time_limit = c.host_first_seconds;
+      solution answer = within_time_limit(first, [&](const solve_options& f, solution&) {
+        return checked(p, run_on_host(cpu{host.threads}, p, host, f), host);
+      });
+      if (answer.status != status::unknown) {
+        answer.plan = c.plan();
+        return answer;
+      }
+    }
     if (c.where == backend::cuda) return checked(p, run_on_device(cuda{}, p, c, o), c);
     return checked(p, run_on_host(cpu{c.threads}, p, c, o), c);
   });

@@ -19,6 +19,7 @@
 #include "solver/reductions.hpp"
 #include "ssum/cuda_device.hpp"
 #include "ssum/errors.hpp"
+#include "ssum/generate.hpp"
 #include "ssum/solve.hpp"
 #include "../answer_names.hpp"
 #include "../small_instances.hpp"
@@ -244,6 +245,25 @@ TEST(CudaDp, SmallInstancesForSanitizers) {
   ssum::problem zero;
   for (int i = 0; i < 40; ++i) zero.weights.push_back(int128(uniform(rng, -70000, 70000)));
   expect_agrees(zero, "zero-sum");
+}
+
+// Under automatic, where solutions abound the host's program runs first for a share of the
+// CUDA start-up (psix, n = 1000, finds in about 0.1 s on the H200 machine's host; a slower
+// host hands over to the device, which finds it too); a no-instance that the host cannot
+// settle within that share goes on to the device, which proves it.
+TEST(CudaDp, AutomaticTriesTheHostFirstWhereSolutionsAbound) {
+  SKIP_WITHOUT_DEVICE();
+  const ssum::problem psix = ssum::generate("psix", 1000, std::nullopt, 2);
+  const ssum::solution found = ssum::solve(ssum::backend::automatic, 0, psix);
+  ASSERT_TRUE(found.feasible) << found.plan.reason;
+  EXPECT_TRUE(ssum::is_certificate(psix, found.subset));
+  EXPECT_EQ(found.plan.backend, "cuda");
+  EXPECT_NE(found.plan.reason.find("so the host's program tries first"), std::string::npos) << found.plan.reason;
+  // Multiples of 3 but one, a target 2 mod 3: T about 1.2e9, seconds of work on any host.
+  const ssum::problem none = ssum_test::long_no_instance(1000, 22, 1);
+  const ssum::solution proof = ssum::solve(ssum::backend::automatic, 0, none);
+  EXPECT_EQ(proof.status, ssum::status::infeasible) << proof.plan.reason;
+  EXPECT_EQ(proof.backend, "cuda") << proof.plan.reason;
 }
 
 }  // namespace

@@ -24,13 +24,22 @@ constexpr std::size_t parallel_words = std::size_t{1} << 19;
 constexpr std::size_t most_checkpoints = 8;                     // for tables of 3 MiB and more
 constexpr std::size_t small_checkpoint_bytes = std::size_t{24} << 20;  // up to 32 within this
 
-// Measured with `ssum solve --algorithm dp` on the 2-core development host (GCC -O3, SSE2;
-// avis n = 200 to 400, infeasible, so every item runs): 1.3 to 2.2 ns per item and word of
-// the bound on one thread; two threads on split ranges about 1.2 to 1.4 times faster, and
-// sixteen on the H200 machine's host 1.3 times the one-thread peer (somatoth n = 10^4): the
-// shift-or is memory-bound, so any team is taken as 1.3 times one thread.
-constexpr double seconds_per_word = 1.5e-9;
-constexpr double team_speedup = 1.3;
+// Measured with bench_dp_crossover (infeasible "gaps" instances, so every item runs; one thread):
+// 0.4 to 1.0 ns per item and word of the bound on the 2-core development host (AMD EPYC),
+// 0.5 on the H200 machine's 16-core host (a 584 MiB table); 0.7 is taken. A team on split
+// ranges is memory-bound: on tables beyond the caches (more than 32 MiB) 16 threads ran 3.2
+// to 3.8 times one thread on the H200 host, 2 threads 0.9 to 1.2 times on the 2-core host,
+// about 1 + 0.18 per added thread; on tables within them (somatoth n = 10^4, 12 MiB) 16
+// threads ran 1.3 times one.
+constexpr double seconds_per_word = 0.7e-9;
+constexpr double cached_team_speedup = 1.3;
+constexpr double cached_table_words = double(std::size_t{4} << 20);  // 32 MiB
+
+double team_speedup(double words, unsigned threads) {
+  if (threads <= 1) return 1.0;
+  if (words <= cached_table_words) return cached_team_speedup;
+  return std::min(1.0 + 0.18 * double(threads - 1), 4.0);
+}
 
 using words_t = std::vector<std::uint64_t>;
 
@@ -285,7 +294,7 @@ double dp_planned_bytes(const reduction& r, double room) { return plan_for(r, ro
 double dp_seconds(const reduction& r, unsigned threads) {
   const double words = work_words(r) * 1.25;
   const bool split = table_words(r) > double(parallel_words);
-  return words * seconds_per_word / (split && threads > 1 ? team_speedup : 1.0);
+  return words * seconds_per_word / (split ? team_speedup(table_words(r), threads) : 1.0);
 }
 
 solution solve_dp(const cpu& policy, const problem& p, const reduction& r, const solve_options& options) {
