@@ -262,7 +262,7 @@ TEST(Choose, TheDynamicProgramGoesToTheDeviceWhenItPays) {
 }
 
 // Where solutions abound (psix: about 2^9970 expected) the host's program runs first for a
-// share of the CUDA start-up, the device's after it; a device named runs alone.
+// while the device would take, the device's after it; a device named runs alone.
 TEST(Choose, TheHostTriesFirstWhereSolutionsAbound) {
   if (!ssum::cuda_compiled()) GTEST_SKIP() << "the device rules need a build with the CUDA backend";
   fake_device dev;
@@ -273,7 +273,7 @@ TEST(Choose, TheHostTriesFirstWhereSolutionsAbound) {
   EXPECT_EQ(c.host_first->where, ssum::backend::cpu);
   EXPECT_EQ(c.host_first->algo, ssum::algorithm::dynamic_programming);
   EXPECT_GT(c.host_first_seconds, 0);
-  EXPECT_LT(c.host_first_seconds, ssum::detail::cuda_start_seconds);
+  EXPECT_LE(c.host_first_seconds, 1.0);  // the device's own estimate, start-up included
   EXPECT_TRUE(contains(c.reason, "so the host's program tries first")) << c.reason;
   // The device named: its plan alone, no probe on the host.
   ssum::solve_options dp;

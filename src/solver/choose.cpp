@@ -285,9 +285,12 @@ choice cuda_dp_choice(const problem& p, const flipped_totals& totals, const redu
 }
 
 // The host's dynamic program runs before a device one (choice::host_first) on instances that
-// expect at least 2^20 solutions, for at most 0.25 s: less than the CUDA start-up it may save.
+// expect at least 2^20 solutions, for as long as the device's plan is estimated to take with
+// its start-up (0.25 s to 1 s): a host that finds sooner answers first, and one that does not
+// costs at most twice the device's time (psix n = 1000 on the H200 machine: the host 0.26 s
+// whole process, the device 0.35 s).
 constexpr double host_first_least_log2_solutions = 20;
-constexpr double host_first_seconds = 0.25;
+constexpr double host_first_least_seconds = 0.25, host_first_most_seconds = 1.0;
 
 // Under automatic: the host's dynamic-programming plan `host`, or the device's when the host
 // would need longer than a CUDA start-up plus the device's estimate and the tables fit device 0.
@@ -307,14 +310,15 @@ choice device_dp_if_it_pays(const problem& p, const flipped_totals& totals, cons
                                 ", the device's about " + seconds_text(device) + " with its start-up");
   // The host's estimate is its whole pass; where solutions abound it stops at the first
   // (psix, n = 1000: 0.09 s of a 1.75 s estimate on the H200 machine's host, whose CUDA
-  // start-up alone takes 0.3 s). So it runs first for a share of the start-up.
+  // start-up alone takes 0.3 s). So it runs first, for as long as the device would take.
   const double expected = log2_expected_solutions(r);
   if (expected >= host_first_least_log2_solutions) {
+    const double budget = std::clamp(device, host_first_least_seconds, host_first_most_seconds);
     char text[160];
     std::snprintf(text, sizeof text, "; about 2^%.0f solutions expected, so the host's program tries first for %s",
-                  std::min(expected, 1e6), seconds_text(host_first_seconds).c_str());
+                  std::min(expected, 1e6), seconds_text(budget).c_str());
     c.reason += text;
-    c.host_first_seconds = host_first_seconds;
+    c.host_first_seconds = budget;
     c.host_first = std::make_shared<const choice>(std::move(host));
   }
   return c;

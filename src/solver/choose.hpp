@@ -41,8 +41,8 @@ struct choice {
   std::string reason;                    // a sentence for people
   std::optional<completion_plan> completion;  // completion_search: the attempts' shape
   /// A device plan under automatic on an instance that expects many solutions: the host's
-  /// plan runs first for host_first_seconds (it often stops early there, long before a CUDA
-  /// start-up), and the device's only when that finds nothing in time.
+  /// plan runs first for host_first_seconds (the device's estimate with its start-up; it
+  /// often stops early there), and the device's only when that answers nothing in time.
   std::shared_ptr<const choice> host_first;
   double host_first_seconds = 0;
 

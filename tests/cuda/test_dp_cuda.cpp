@@ -247,10 +247,10 @@ TEST(CudaDp, SmallInstancesForSanitizers) {
   expect_agrees(zero, "zero-sum");
 }
 
-// Under automatic, where solutions abound the host's program runs first for a share of the
-// CUDA start-up (psix, n = 1000, finds in about 0.1 s on the H200 machine's host; a slower
+// Under automatic, where solutions abound the host's program runs first for as long as the
+// device would take (psix, n = 1000, finds in about 0.1 s on the H200 machine's host; a slower
 // host hands over to the device, which finds it too); a no-instance that the host cannot
-// settle within that share goes on to the device, which proves it.
+// settle within that time goes on to the device, which proves it.
 TEST(CudaDp, AutomaticTriesTheHostFirstWhereSolutionsAbound) {
   SKIP_WITHOUT_DEVICE();
   const ssum::problem psix = ssum::generate("psix", 1000, std::nullopt, 2);

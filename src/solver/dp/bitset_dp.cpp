@@ -27,13 +27,13 @@ constexpr std::size_t small_checkpoint_bytes = std::size_t{24} << 20;  // up to 
 // Measured with bench_dp_crossover (infeasible "gaps" instances, so every item runs; one thread):
 // 0.4 to 1.0 ns per item and word of the bound on the 2-core development host (AMD EPYC),
 // 0.5 on the H200 machine's 16-core host (a 584 MiB table); 0.7 is taken. A team on split
-// ranges is memory-bound: on tables beyond the caches (more than 32 MiB) 16 threads ran 3.2
-// to 3.8 times one thread on the H200 host, 2 threads 0.9 to 1.2 times on the 2-core host,
-// about 1 + 0.18 per added thread; on tables within them (somatoth n = 10^4, 12 MiB) 16
-// threads ran 1.3 times one.
+// ranges is memory-bound: on tables of 500-600 MiB 16 threads ran 3.2 to 3.8 times one thread
+// on the H200 host, 2 threads 0.9 to 1.2 times on the 2-core host, about 1 + 0.18 per added
+// thread; on tables the host's caches hold (12 MiB, 61 MiB) 16 threads ran 1.0 to 1.3 times
+// one. The line between is drawn at 128 MiB.
 constexpr double seconds_per_word = 0.7e-9;
 constexpr double cached_team_speedup = 1.3;
-constexpr double cached_table_words = double(std::size_t{4} << 20);  // 32 MiB
+constexpr double cached_table_words = double(std::size_t{16} << 20);  // 128 MiB
 
 double team_speedup(double words, unsigned threads) {
   if (threads <= 1) return 1.0;
