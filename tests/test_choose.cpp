@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "small_instances.hpp"
 #include "solver/choose.hpp"
 #include "ssum/ssum.hpp"
 
@@ -261,25 +262,35 @@ TEST(Choose, TheDynamicProgramGoesToTheDeviceWhenItPays) {
   EXPECT_EQ(choose(small, {}, ssum::backend::automatic, 2, 0, dev.probe()).where, ssum::backend::cpu);
 }
 
-// Where solutions abound (psix: about 2^9970 expected) the host's program runs first for a
-// while the device would take, the device's after it; a device named runs alone.
+// Where solutions abound and the host's program would stop before the device's start-up and
+// plan (psix n = 1000: about 2^976 expected), the host's plan runs first without asking the
+// device; the device's plan is made after it (host_tried). Where the host's early stop would
+// still take longer (psix n = 10^4, or a no-instance that the normal law cannot tell from one
+// with many solutions: multiples of 3 but one), the device's plan at once; a device named
+// runs alone.
 TEST(Choose, TheHostTriesFirstWhereSolutionsAbound) {
   if (!ssum::cuda_compiled()) GTEST_SKIP() << "the device rules need a build with the CUDA backend";
   fake_device dev;
-  const ssum::problem psix = ssum::generate("psix", 10000, std::nullopt, 2);
+  const ssum::problem psix = ssum::generate("psix", 1000, std::nullopt, 2);
   const choice c = choose(psix, {}, ssum::backend::automatic, 2, 0, dev.probe());
-  ASSERT_EQ(c.where, ssum::backend::cuda) << c.reason;
-  ASSERT_TRUE(c.host_first) << c.reason;
-  EXPECT_EQ(c.host_first->where, ssum::backend::cpu);
-  EXPECT_EQ(c.host_first->algo, ssum::algorithm::dynamic_programming);
-  EXPECT_GT(c.host_first_seconds, 0);
-  EXPECT_LE(c.host_first_seconds, 1.0);  // the device's own estimate, start-up included
-  EXPECT_TRUE(contains(c.reason, "so the host's program tries first")) << c.reason;
-  // The device named: its plan alone, no probe on the host.
+  EXPECT_EQ(c.where, ssum::backend::cpu) << c.reason;
+  EXPECT_EQ(c.algo, ssum::algorithm::dynamic_programming);
+  EXPECT_GE(c.device_after_seconds, 0.25) << c.reason;
+  EXPECT_LE(c.device_after_seconds, 1.0);
+  EXPECT_TRUE(contains(c.reason, "the device's plan only if it answers nothing by then")) << c.reason;
+  EXPECT_EQ(dev.asked_present + dev.asked_room, 0);
+  const choice after = choose(psix, {}, ssum::backend::automatic, 2, 0, dev.probe(), true);
+  EXPECT_EQ(after.where, ssum::backend::cuda) << after.reason;
+  EXPECT_EQ(after.device_after_seconds, 0);
+  EXPECT_TRUE(contains(after.reason, "the host's program answered nothing")) << after.reason;
+  for (const ssum::problem& p : {ssum::generate("psix", 10000, std::nullopt, 2), ssum_test::long_no_instance(1000, 22, 1)}) {
+    const choice d = choose(p, {}, ssum::backend::automatic, 2, 0, dev.probe());
+    EXPECT_EQ(d.where, ssum::backend::cuda) << d.reason;
+    EXPECT_EQ(d.device_after_seconds, 0) << d.reason;
+  }
   ssum::solve_options dp;
   dp.algo = ssum::algorithm::dynamic_programming;
   const choice named = choose(psix, dp, ssum::backend::cuda, 0, 0, dev.probe());
   EXPECT_EQ(named.where, ssum::backend::cuda);
-  EXPECT_EQ(named.algo, ssum::algorithm::dynamic_programming);
-  EXPECT_FALSE(named.host_first);
+  EXPECT_EQ(named.device_after_seconds, 0);
 }

@@ -284,44 +284,50 @@ choice cuda_dp_choice(const problem& p, const flipped_totals& totals, const redu
   return c;
 }
 
-// The host's dynamic program runs before a device one (choice::host_first) on instances that
-// expect at least 2^20 solutions, for as long as the device's plan is estimated to take with
-// its start-up (0.25 s to 1 s): a host that finds sooner answers first, and one that does not
-// costs at most twice the device's time (psix n = 1000 on the H200 machine: the host 0.26 s
-// whole process, the device 0.35 s).
+// Where solutions abound the host's program stops at the first, long before its estimate
+// (a whole pass): balanced psix n = 1000 in 0.09 s of an estimated 1.75 s on the H200
+// machine's host, uniform weights in 0.15 of it; the bitset in 0.33-0.36 of its own. Where
+// such a stop would come before the device's start-up and plan (0.35 s for psix n = 1000
+// there), the host's plan runs first, without asking the device (asking starts the CUDA
+// driver: 0.2 s), for as long as the device would take (0.25 s to 1 s), and the device's plan
+// is made only when it answers nothing in that time (choose's host_tried).
 constexpr double host_first_least_log2_solutions = 20;
+constexpr double balanced_early_share = 0.2, bitset_early_share = 0.4;
 constexpr double host_first_least_seconds = 0.25, host_first_most_seconds = 1.0;
 
 // Under automatic: the host's dynamic-programming plan `host`, or the device's when the host
-// would need longer than a CUDA start-up plus the device's estimate and the tables fit device 0.
+// would need longer than a CUDA start-up plus the device's estimate and the tables fit device
+// 0; or the host's first (choice::device_after_seconds, above) unless host_tried.
 choice device_dp_if_it_pays(const problem& p, const flipped_totals& totals, const reduction& r,
-                            const solve_options& options, const device_probe& probe, choice host) {
+                            const solve_options& options, const device_probe& probe, choice host, bool host_tried) {
   if (options.count || host.out_of_range || r.outcome != reduction::verdict::open || !cuda_compiled()) return host;
   if (host.estimate <= cuda_start_seconds) return host;
   const double device = cuda_start_seconds + dp_cuda_seconds(r);
   if (device >= host.estimate) return host;  // beyond dp_most_sums the model is 2^127
+  if (!host_tried) {
+    const double expected = log2_expected_solutions(r);
+    const double early = host.estimate * (host.balanced ? balanced_early_share : bitset_early_share);
+    if (expected >= host_first_least_log2_solutions && early < device) {
+      host.device_after_seconds = std::clamp(device, host_first_least_seconds, host_first_most_seconds);
+      char text[200];
+      std::snprintf(text, sizeof text,
+                    "; about 2^%.0f solutions expected, so it may stop within %s, before the device's %s with its "
+                    "start-up: the device's plan only if it answers nothing by then",
+                    std::min(expected, 1e6), seconds_text(host.device_after_seconds).c_str(),
+                    seconds_text(device).c_str());
+      host.reason += text;
+      return host;
+    }
+  }
   try {
     if (!probe.present() || cuda_dp_bytes(r) > room_within(probe.room(0), options)) return host;
   } catch (const cuda_error&) {
     return host;  // a device that cannot be asked is no device for automatic
   }
-  choice c = cuda_dp_choice(p, totals, r, options, 0, probe,
+  return cuda_dp_choice(p, totals, r, options, 0, probe,
+                        std::string(host_tried ? "the host's program answered nothing within the device's time; " : "") +
                             "the host's dynamic program would take about " + seconds_text(host.estimate) +
-                                ", the device's about " + seconds_text(device) + " with its start-up");
-  // The host's estimate is its whole pass; where solutions abound it stops at the first
-  // (psix, n = 1000: 0.09 s of a 1.75 s estimate on the H200 machine's host, whose CUDA
-  // start-up alone takes 0.3 s). So it runs first, for as long as the device would take.
-  const double expected = log2_expected_solutions(r);
-  if (expected >= host_first_least_log2_solutions) {
-    const double budget = std::clamp(device, host_first_least_seconds, host_first_most_seconds);
-    char text[160];
-    std::snprintf(text, sizeof text, "; about 2^%.0f solutions expected, so the host's program tries first for %s",
-                  std::min(expected, 1e6), seconds_text(budget).c_str());
-    c.reason += text;
-    c.host_first_seconds = budget;
-    c.host_first = std::make_shared<const choice>(std::move(host));
-  }
-  return c;
+                            ", the device's about " + seconds_text(device) + " with its start-up");
 }
 
 // The completion search (completion/completion_search.hpp) when named, or under automatic for
@@ -491,7 +497,7 @@ solve_plan choice::plan() const {
 }
 
 choice choose(const problem& p, const solve_options& options, backend which, unsigned threads, int device,
-              const device_probe& probe) {
+              const device_probe& probe, bool host_tried) {
   if (options.algo != algorithm::automatic && options.algo != algorithm::two_list &&
       options.algo != algorithm::four_list && options.algo != algorithm::dynamic_programming &&
       options.algo != algorithm::completion_search) {
@@ -520,7 +526,9 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
   std::optional<choice> dp;
   dense_plan dense;
   if (which != backend::cuda) dp = dp_choice(p, totals, left, r, options, threads, dense);
-  if (dp && which == backend::automatic) dp = device_dp_if_it_pays(p, totals, r, options, probe, std::move(*dp));
+  if (dp && which == backend::automatic) {
+    dp = device_dp_if_it_pays(p, totals, r, options, probe, std::move(*dp), host_tried);
+  }
   choice c;
   if (!dp && open && which != backend::cuda) {
     if (std::optional<choice> search = completion_choice(left, r, options, threads, dense)) dp = std::move(search);

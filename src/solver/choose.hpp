@@ -3,7 +3,6 @@
 // refusal rule once, asks the chosen CUDA device (if any) once, and returns the plan that
 // ssum::solve runs and reports (solution::plan, the CLI's --json "plan").
 #include <functional>
-#include <memory>
 #include <optional>
 #include <string>
 
@@ -40,11 +39,11 @@ struct choice {
   problem instance;                      // reduced problem (reduced_problem()), mapped back after
   std::string reason;                    // a sentence for people
   std::optional<completion_plan> completion;  // completion_search: the attempts' shape
-  /// A device plan under automatic on an instance that expects many solutions: the host's
-  /// plan runs first for host_first_seconds (the device's estimate with its start-up; it
-  /// often stops early there), and the device's only when that answers nothing in time.
-  std::shared_ptr<const choice> host_first;
-  double host_first_seconds = 0;
+  /// Under automatic, a host dynamic program on an instance that expects many solutions,
+  /// where the device's would pay for a whole pass: it runs for this many seconds (the
+  /// device's estimate with its start-up; it often stops early there), and when it answers
+  /// nothing by then, choose(..., host_tried = true) makes the device's plan. 0: runs to its end.
+  double device_after_seconds = 0;
 
   solve_plan plan() const;
 };
@@ -55,10 +54,11 @@ device_probe cuda_probe();
 /// Decides how `p` is solved. which: the backend asked for (automatic: the host unless a CUDA
 /// device would pay, see ssum::solve); threads: the host threads asked for (0: all; on CUDA
 /// they drive the host's share of the solve, see ssum::solve); device: the
-/// CUDA device of a cuda plan. Throws what the solve would throw before starting: bad
+/// CUDA device of a cuda plan; host_tried: a host plan with device_after_seconds ran out, so
+/// the device's plan is made now. Throws what the solve would throw before starting: bad
 /// arguments (std::invalid_argument, ssum::input_error), ssum::backend_unavailable.
 choice choose(const problem& p, const solve_options& options, backend which, unsigned threads, int device,
-              const device_probe& probe = cuda_probe());
+              const device_probe& probe = cuda_probe(), bool host_tried = false);
 
 /// About how long the host two-list takes for n items on `threads` threads, and how long a
 /// CUDA process takes to start: backend::automatic compares the two.

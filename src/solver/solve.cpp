@@ -246,21 +246,19 @@ solution solve(const cuda& policy, const problem& p, const solve_options& option
 
 solution solve(backend which, unsigned threads, const problem& p, const solve_options& options) {
   return within_time_limit(options, [&](const solve_options& o, solution& chosen) {
-    const detail::choice c = detail::choose(p, o, which, threads, 0);
+    detail::choice c = detail::choose(p, o, which, threads, 0);
     chosen = what_was_chosen(p, c, o);
-    if (c.host_first) {
-      // The host's plan first, under its own short limit (inside the caller's: a cancel or the
-      // caller's deadline still ends the whole solve); the device's when it runs out.
-      const detail::choice& host = *c.host_first;
+    if (c.device_after_seconds > 0) {
+      // The host's plan first, under its own short limit inside the caller's (a cancel or the
+      // caller's deadline still ends the whole solve); then the device's plan, made now.
       solve_options first = o;
-      first.time_limit = c.host_first_seconds;
-      solution answer = within_time_limit(first, [&](const solve_options& f, solution&) {
-        return checked(p, run_on_host(cpu{host.threads}, p, host, f), host);
+      first.time_limit = c.device_after_seconds;
+      const solution answer = within_time_limit(first, [&](const solve_options& f, solution&) {
+        return checked(p, run_on_host(cpu{c.threads}, p, c, f), c);
       });
-      if (answer.status != status::unknown) {
-        answer.plan = c.plan();
-        return answer;
-      }
+      if (answer.status != status::unknown) return answer;
+      c = detail::choose(p, o, which, threads, 0, detail::cuda_probe(), true);
+      chosen = what_was_chosen(p, c, o);
     }
     if (c.where == backend::cuda) return checked(p, run_on_device(cuda{}, p, c, o), c);
     return checked(p, run_on_host(cpu{c.threads}, p, c, o), c);

@@ -247,18 +247,20 @@ TEST(CudaDp, SmallInstancesForSanitizers) {
   expect_agrees(zero, "zero-sum");
 }
 
-// Under automatic, where solutions abound the host's program runs first for as long as the
-// device would take (psix, n = 1000, finds in about 0.1 s on the H200 machine's host; a slower
-// host hands over to the device, which finds it too); a no-instance that the host cannot
-// settle within that time goes on to the device, which proves it.
+// Under automatic, where solutions abound and the host's program would stop early, it runs
+// first for as long as the device would take (psix, n = 1000: about 0.25 s on the H200
+// machine's host; a slower host hands over to the device, which finds it too); a no-instance
+// goes to the device at once, which proves it.
 TEST(CudaDp, AutomaticTriesTheHostFirstWhereSolutionsAbound) {
   SKIP_WITHOUT_DEVICE();
   const ssum::problem psix = ssum::generate("psix", 1000, std::nullopt, 2);
   const ssum::solution found = ssum::solve(ssum::backend::automatic, 0, psix);
   ASSERT_TRUE(found.feasible) << found.plan.reason;
   EXPECT_TRUE(ssum::is_certificate(psix, found.subset));
-  EXPECT_EQ(found.plan.backend, "cuda");
-  EXPECT_NE(found.plan.reason.find("so the host's program tries first"), std::string::npos) << found.plan.reason;
+  const std::string& why = found.plan.reason;
+  EXPECT_TRUE(found.backend == "cpu" ? why.find("the device's plan only if") != std::string::npos
+                                     : why.find("the host's program answered nothing") != std::string::npos)
+      << found.backend << ": " << why;
   // Multiples of 3 but one, a target 2 mod 3: T about 1.2e9, seconds of work on any host.
   const ssum::problem none = ssum_test::long_no_instance(1000, 22, 1);
   const ssum::solution proof = ssum::solve(ssum::backend::automatic, 0, none);
