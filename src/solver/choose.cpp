@@ -11,7 +11,7 @@
 #include <string>
 
 #include "solver/completion/completion_search.hpp"
-#include "solver/cuda_room.hpp"
+#include "solver/gpu/cuda_room.hpp"
 #include "solver/dp/balanced_dp.hpp"
 #include "solver/dp/bitset_dp.hpp"
 #include "solver/dp/bitset_dp_cuda.hpp"

@@ -1,4 +1,4 @@
-// The device dynamic program (src/cuda/dp/bitset_dp.cu) through ssum::solve(cuda, ...) with
+// The device dynamic program (src/solver/dp/bitset_dp_cuda.cu) through ssum::solve(cuda, ...) with
 // algorithm::dynamic_programming, against brute force and the host dynamic program: the
 // verdicts must be identical and every device certificate verifies on the original instance.
 // Bounds at the word and tile edges (the fused pass's tile is 2048 words, its halo 1024),

@@ -1,4 +1,4 @@
-// The first levels of the CUDA two-list's generation (src/cuda/solver/first_subset_sums.cuh): one
+// The first levels of the CUDA two-list's generation (src/solver/two_list/first_subset_sums.cuh): one
 // block's sorted subset sums against every subset summed and sorted on the host.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "cuda/solver/first_subset_sums.cuh"
+#include "solver/two_list/first_subset_sums.cuh"
 #include "../small_instances.hpp"
 #include "device_array.cuh"
 

@@ -1,6 +1,6 @@
 #pragma once
-// Internal: the dynamic program on a CUDA device (src/cuda/dp/bitset_dp.cu; stubs in
-// src/solver/cuda_unavailable.cpp). The host's table (bitset_dp.hpp) in device memory: a
+// Internal: the dynamic program on a CUDA device (src/solver/dp/bitset_dp_cuda.cu; stubs in
+// src/solver/gpu/cuda_unavailable.cpp). The host's table (bitset_dp.hpp) in device memory: a
 // ping-pong pair of bitsets per table and the first item of every sum, the items taken in
 // ascending order of weight. Small items are fused several to a pass over tiles in shared
 // memory (temporal blocking), wide ones take one memory-bound pass each. Host-only

@@ -1,7 +1,7 @@
 #pragma once
 // Internal: the four-list algorithm (Schroeppel and Shamir 1981, the modular form of
 // docs/algorithms.md) in batches of residue classes, for a device that expands, sorts and
-// matches large arrays: src/cuda/solver/four_list.cu runs it on a GPU; tests/test_four_list_batches.cpp
+// matches large arrays: src/solver/four_list/four_list_cuda.cu runs it on a GPU; tests/test_four_list_batches.cpp
 // runs it over a host emulation of the same steps (solver/four_list/four_list_window.hpp).
 //
 //   lists:  L1..L4 as on the host (solver/four_list/four_list_plan.hpp): quarter sums in mask order, so an

@@ -1,6 +1,6 @@
 #pragma once
 // Internal: the GPU four-list behind ssum::solve(cuda, ...) with algorithm::four_list
-// (solver/four_list/four_list_batches.hpp driven by src/cuda/solver/four_list.cu; src/solver/cuda_unavailable.cpp
+// (solver/four_list/four_list_batches.hpp driven by src/solver/four_list/four_list_cuda.cu; src/solver/gpu/cuda_unavailable.cpp
 // in builds without CUDA). Host-only declarations.
 #include <cstddef>
 #include <cstdint>

@@ -1,6 +1,6 @@
 #pragma once
 // Internal: the per-element rules of the GPU four-list's batches (solver/four_list/four_list_batches.hpp),
-// written once for the CUDA kernels (src/cuda/solver/four_list.cu) and the host emulation that tests
+// written once for the CUDA kernels (src/solver/four_list/four_list_cuda.cu) and the host emulation that tests
 // them where no device is present (tests/test_four_list_batches.cpp). Host C++, and device
 // code through SSUM_HOST_DEVICE; no CUDA header is needed.
 #include <cstddef>

@@ -1,6 +1,6 @@
 #pragma once
-// Internal: the CUDA two-list solver behind ssum::solve(cuda, ...) (src/cuda/solver/two_list.cu;
-// src/solver/cuda_unavailable.cpp in builds without CUDA). Host-only declarations.
+// Internal: the CUDA two-list solver behind ssum::solve(cuda, ...) (src/solver/two_list/two_list_cuda.cu;
+// src/solver/gpu/cuda_unavailable.cpp in builds without CUDA). Host-only declarations.
 #include "solver/frame.hpp"
 #include "ssum/solve.hpp"
 

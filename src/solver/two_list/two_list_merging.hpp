@@ -19,7 +19,7 @@
 // The stages are named functions below: generate_merged_lists, count_shifted, search_shifted,
 // then recover_subset (recover.hpp); two_list_by_merging runs them in order.
 // Sums are 64-bit. Memory: where the lists live and how single values are read, given by
-// the caller (device_memory in src/cuda/solver/solver_memory.cuh; host_memory in the tests).
+// the caller (device_memory in src/solver/gpu/solver_memory.cuh; host_memory in the tests).
 #include <algorithm>
 #include <atomic>
 #include <chrono>

@@ -16,7 +16,7 @@
 #include <string>
 
 #include "cuda/common/check.cuh"
-#include "cuda/solver/first_subset_sums.cuh"
+#include "solver/two_list/first_subset_sums.cuh"
 #include "ssum/errors.hpp"
 
 namespace ssum::cuda_detail {

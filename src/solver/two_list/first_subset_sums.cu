@@ -10,7 +10,7 @@
 #include <stdexcept>
 
 #include "cuda/common/check.cuh"
-#include "cuda/solver/first_subset_sums.cuh"
+#include "solver/two_list/first_subset_sums.cuh"
 
 namespace ssum::cuda_detail {
 

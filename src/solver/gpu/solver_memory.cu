@@ -4,10 +4,10 @@
 
 #include <mutex>
 
-#include "solver/cuda_room.hpp"
+#include "solver/gpu/cuda_room.hpp"
 #include "cuda/common/check.cuh"
 #include "cuda/common/device_buffer.cuh"
-#include "cuda/solver/solver_memory.cuh"
+#include "solver/gpu/solver_memory.cuh"
 #include "ssum/cuda_device.hpp"
 
 namespace ssum {

@@ -19,8 +19,8 @@
 
 #include "cuda/common/check.cuh"
 #include "cuda/common/device_buffer.cuh"
-#include "cuda/dp/bitset_dp_kernels.cuh"
-#include "cuda/solver/solver_memory.cuh"
+#include "solver/dp/bitset_dp_kernels.cuh"
+#include "solver/gpu/solver_memory.cuh"
 #include "solver/dp/bitset_dp.hpp"
 #include "solver/dp/bitset_dp_cuda.hpp"
 #include "solver/frame.hpp"

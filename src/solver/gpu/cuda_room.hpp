@@ -1,6 +1,6 @@
 #pragma once
-// Internal: the device memory both GPU solvers plan with (src/cuda/solver/solver_memory.cu;
-// src/solver/cuda_unavailable.cpp in builds without CUDA). Host-only declaration.
+// Internal: the device memory both GPU solvers plan with (src/solver/gpu/solver_memory.cu;
+// src/solver/gpu/cuda_unavailable.cpp in builds without CUDA). Host-only declaration.
 
 namespace ssum::detail {
 

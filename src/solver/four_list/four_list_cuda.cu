@@ -20,7 +20,7 @@
 #include "solver/four_list/four_list_window.hpp"
 #include "cuda/common/check.cuh"
 #include "cuda/common/device_buffer.cuh"
-#include "cuda/solver/solver_memory.cuh"
+#include "solver/gpu/solver_memory.cuh"
 #include "ssum/pair_sum.hpp"
 #include "ssum/scan.hpp"
 

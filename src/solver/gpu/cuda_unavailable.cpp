@@ -3,7 +3,7 @@
 
 #include "solver/dp/bitset_dp_cuda.hpp"
 #include "solver/four_list/four_list_cuda.hpp"
-#include "solver/cuda_room.hpp"
+#include "solver/gpu/cuda_room.hpp"
 #include "solver/two_list/two_list_cuda.hpp"
 #include "ssum/cuda_device.hpp"
 #include "ssum/errors.hpp"

@@ -8,7 +8,7 @@
 #include "solver/two_list/two_list_merging.hpp"
 #include "cuda/common/check.cuh"
 #include "cuda/common/device_buffer.cuh"
-#include "cuda/solver/solver_memory.cuh"
+#include "solver/gpu/solver_memory.cuh"
 
 namespace ssum::detail {
 
