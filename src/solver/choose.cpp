@@ -72,8 +72,15 @@ std::string range_text(const flipped_totals& totals) {
   return text + "]";
 }
 
+// What the host offers a solve, measured once per choose(): the threads as asked (0: all) and
+// resolved, and the room a plan may take (options.memory_limit included).
+struct host_resources {
+  unsigned asked = 0, threads = 1;
+  double room = 0;
+};
+
 // The host's algorithm for `p` (the totals already known) and why.
-void choose_host_algorithm(const problem& p, const solve_options& options, choice& c) {
+void choose_host_algorithm(const problem& p, const solve_options& options, const host_resources& host, choice& c) {
   const std::size_t n = p.weights.size();
   if (options.algo != algorithm::automatic) {
     c.algo = options.algo;
@@ -81,7 +88,7 @@ void choose_host_algorithm(const problem& p, const solve_options& options, choic
     return;
   }
   const double bytes = two_list_host_bytes(p, c.totals);
-  const double room = host_plan_room(options.memory_limit);
+  const double room = host.room;
   const std::string where = options.memory_limit ? " within the memory limit" : " available";
   if (bytes <= room) {
     c.algo = algorithm::two_list;
@@ -160,7 +167,7 @@ struct dense_plan {
 };
 
 std::optional<choice> dp_choice(const problem& p, const flipped_totals& totals, std::size_t left,
-                                const reduction& reduced, const solve_options& options, unsigned threads,
+                                const reduction& reduced, const solve_options& options, const host_resources& host,
                                 dense_plan& dense) {
   const std::size_t n = p.weights.size();
   const bool named = options.algo == algorithm::dynamic_programming;
@@ -176,7 +183,7 @@ std::optional<choice> dp_choice(const problem& p, const flipped_totals& totals, 
   choice c;
   c.algo = algorithm::dynamic_programming;
   c.where = backend::cpu;
-  c.threads = resolved_threads(cpu{threads});
+  c.threads = host.threads;
   c.totals = totals;
   if (totals.out_of_range()) {
     if (!named && n <= most_items) return std::nullopt;
@@ -191,7 +198,7 @@ std::optional<choice> dp_choice(const problem& p, const flipped_totals& totals, 
   // The bitset on the grouped items, or Pisinger's balanced program (target, decision) on the
   // items as they are (grouping would raise its largest weight), whichever the models say is
   // faster among those whose plan fits.
-  const double room = host_plan_room(options.memory_limit);
+  const double room = host.room;
   // Grouping sorts every item: only for a table that could exist.
   std::optional<reduction> grouped_items;
   if (!options.count && reduced.bound <= uint128(dp_most_sums)) grouped_items = group_equal_weights(reduced);
@@ -335,11 +342,11 @@ choice device_dp_if_it_pays(const problem& p, const flipped_totals& totals, cons
 // 10 s (the two-list's model, or beyond most_items) and for which completion_plan_for finds a
 // plan (made once per choose, in `dense`). Empty: the exact algorithms decide as before.
 std::optional<choice> completion_choice(std::size_t n, const reduction& r, const solve_options& options,
-                                        unsigned threads, dense_plan& dense) {
+                                        const host_resources& host, dense_plan& dense) {
   const bool named = options.algo == algorithm::completion_search;
   if (!named && (options.algo != algorithm::automatic || options.count)) return std::nullopt;
-  const unsigned resolved = resolved_threads(cpu{threads});
-  const std::optional<completion_plan>& plan = dense.of(r, resolved, host_plan_room(options.memory_limit));
+  const unsigned resolved = host.threads;
+  const std::optional<completion_plan>& plan = dense.of(r, resolved, host.room);
   if (named) {
     if (options.count) throw std::invalid_argument("the completion search finds one subset; it cannot count");
     if (!plan) {
@@ -380,13 +387,13 @@ double cuda_four_list_seconds(std::size_t n) { return 92 * std::exp2((double(n) 
 // density-1 knapsack at n = 120). A search could not hope to find a subset, and the proof
 // is out of reach; a time limit or a named algorithm runs it anyway.
 void refuse_out_of_reach(const choice& c, std::size_t n, const reduction& r, const solve_options& options,
-                         unsigned threads, bool open) {
+                         const host_resources& host, bool open) {
   if (options.algo != algorithm::automatic || options.time_limit > 0 || options.count || !open || c.settled ||
       c.out_of_range || (c.algo != algorithm::two_list && c.algo != algorithm::four_list)) {
     return;
   }
   const double seconds = c.where == backend::cuda ? cuda_four_list_seconds(n)
-                                                  : host_two_list_seconds(n, resolved_threads(cpu{threads}));
+                                                  : host_two_list_seconds(n, host.threads);
   const double expected = log2_expected_solutions(r);
   if (seconds <= 86400 || expected >= 0) return;
   int bits = 0;
@@ -418,20 +425,20 @@ void refuse_beyond_most_items(const problem& p, algorithm algo) {
 }
 
 // totals: totals_of(p) when already known.
-choice host_choice(const problem& p, const solve_options& options, unsigned threads, const std::string& why,
+choice host_choice(const problem& p, const solve_options& options, const host_resources& host, const std::string& why,
                    const flipped_totals* totals = nullptr) {
   refuse_beyond_most_items(p, options.algo);
   choice c;
   c.where = backend::cpu;
-  c.threads = resolved_threads(cpu{threads});
+  c.threads = host.threads;
   c.totals = totals ? *totals : totals_of(p);  // throws when the total reaches 2^127
-  choose_host_algorithm(p, options, c);
+  choose_host_algorithm(p, options, host, c);
   if (!why.empty()) c.reason = why + "; " + c.reason;
   // Threads left to the solver (0): a two-list that one thread finishes within a millisecond
   // gets one, since starting a team costs more than it saves (docs/solve-time.json, measured
   // on the H200 machine's 16-core host: n = 24 took 1.1 ms on 16 threads, the sequential
   // reference 0.12 ms).
-  if (threads == 0 && c.threads > 1 && c.algo == algorithm::two_list && !options.count &&
+  if (host.asked == 0 && c.threads > 1 && c.algo == algorithm::two_list && !options.count &&
       host_two_list_seconds(p.weights.size(), 1) < 1e-3) {
     c.threads = 1;
     c.reason += "; one thread, as the lists take about " + seconds_text(host_two_list_seconds(p.weights.size(), 1)) +
@@ -444,30 +451,31 @@ choice host_choice(const problem& p, const solve_options& options, unsigned thre
 // device two-list can take `p` and fits (unless the four-list is named), else the device
 // four-list when it can take `p` (totals below 2^64) and the two-list is not named; the host
 // otherwise. The driver is asked only when the size says the device may pay.
-choice automatic_choice(const problem& p, const solve_options& options, unsigned threads, const device_probe& probe) {
-  const unsigned host_threads = resolved_threads(cpu{threads});
+choice automatic_choice(const problem& p, const solve_options& options, const host_resources& host,
+                        const device_probe& probe) {
+  const unsigned host_threads = host.threads;
   const double host_seconds = host_two_list_seconds(p.weights.size(), host_threads);
   const std::string host_time = "the host would take about " + seconds_text(host_seconds) + " on " +
                                 std::to_string(host_threads) + (host_threads == 1 ? " thread" : " threads");
   const std::string start_up = "a CUDA start-up (" + seconds_text(cuda_start_seconds) + ")";
-  if (host_seconds < cuda_start_seconds) return host_choice(p, options, threads, host_time + ", less than " + start_up);
-  if (!cuda_compiled()) return host_choice(p, options, threads, "this build has no CUDA backend");
+  if (host_seconds < cuda_start_seconds) return host_choice(p, options, host, host_time + ", less than " + start_up);
+  if (!cuda_compiled()) return host_choice(p, options, host, "this build has no CUDA backend");
   const flipped_totals totals = totals_of(p);
   const std::string longer = host_time + ", more than " + start_up;
   choice c;
   c.where = backend::cuda;
   c.device = 0;
-  c.threads = threads;
+  c.threads = host.asked;  // the cuda plan keeps them as asked (0: its default)
   c.totals = totals;
   bool two_list_fits = false;
   try {
-    if (!probe.present()) return host_choice(p, options, threads, "no CUDA device is present", &totals);
+    if (!probe.present()) return host_choice(p, options, host, "no CUDA device is present", &totals);
     two_list_fits = options.algo != algorithm::four_list && !two_list_merging_refusal(p, totals, options.count) &&
                     two_list_merging_planned_bytes(p.weights.size()) <= room_within(probe.room(0), options);
   } catch (const cuda_error&) {
     // A device that cannot even be asked (a CUDA context needs far more address space than a
     // `ulimit -v` may leave) is no device for automatic: the host answers instead.
-    return host_choice(p, options, threads, "the CUDA device could not be asked", &totals);
+    return host_choice(p, options, host, "the CUDA device could not be asked", &totals);
   }
   if (two_list_fits) {
     c.algo = algorithm::two_list;
@@ -476,10 +484,10 @@ choice automatic_choice(const problem& p, const solve_options& options, unsigned
     return c;
   }
   if (options.algo == algorithm::two_list) {
-    return host_choice(p, options, threads, longer + ", but the CUDA two-list cannot take it or does not fit", &totals);
+    return host_choice(p, options, host, longer + ", but the CUDA two-list cannot take it or does not fit", &totals);
   }
   if (const char* why = four_list_cuda_refusal(p, totals)) {
-    return host_choice(p, options, threads, longer + ", but " + std::string(why), &totals);
+    return host_choice(p, options, host, longer + ", but " + std::string(why), &totals);
   }
   c.algo = algorithm::four_list;
   c.reason = longer + (options.algo == algorithm::four_list
@@ -517,6 +525,11 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
   // left (q), the dynamic program on r. A count sets the zero weights aside and multiplies them
   // back in (each doubles it; count_dp.hpp, and solve.cpp for meet-in-the-middle).
   const flipped_totals totals = totals_of(p);  // throws when the total reaches 2^127
+  // The host's threads and room, once: every plan below takes them from here.
+  host_resources host;
+  host.asked = threads;
+  host.threads = resolved_threads(cpu{threads});
+  host.room = host_plan_room(options.memory_limit);
   reduction r;
   if (!totals.out_of_range()) r = options.count ? count_reduction(p, totals) : reduce(p, totals);
   const bool reducible = !totals.out_of_range();
@@ -525,13 +538,13 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
   const std::size_t left = open ? r.weights.size() : p.weights.size();
   std::optional<choice> dp;
   dense_plan dense;
-  if (which != backend::cuda) dp = dp_choice(p, totals, left, r, options, threads, dense);
+  if (which != backend::cuda) dp = dp_choice(p, totals, left, r, options, host, dense);
   if (dp && which == backend::automatic) {
     dp = device_dp_if_it_pays(p, totals, r, options, probe, std::move(*dp), host_tried);
   }
   choice c;
   if (!dp && open && which != backend::cuda) {
-    if (std::optional<choice> search = completion_choice(left, r, options, threads, dense)) dp = std::move(search);
+    if (std::optional<choice> search = completion_choice(left, r, options, host, dense)) dp = std::move(search);
   }
   const bool table_or_search = dp.has_value();  // neither runs on the reduced instance q
   problem q;
@@ -540,7 +553,7 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
     c = std::move(*dp);
   } else switch (which) {
     case backend::cpu:
-      c = host_choice(q, options, threads, "the cpu backend was asked for");
+      c = host_choice(q, options, host, "the cpu backend was asked for");
       break;
     case backend::cuda: {
       if (!cuda_compiled()) throw backend_unavailable("this build of ssum has no CUDA backend");
@@ -560,8 +573,8 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
     }
     case backend::automatic:
       // What the reductions settle needs no list, and so no device either.
-      c = reducible && !open ? host_choice(q, options, threads, "the reductions settle it")
-                             : automatic_choice(q, options, threads, probe);
+      c = reducible && !open ? host_choice(q, options, host, "the reductions settle it")
+                             : automatic_choice(q, options, host, probe);
       break;
     default:
       throw std::invalid_argument("unknown backend");
@@ -577,7 +590,7 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
   } else if (c.settled && !dp_plan) {
     c.reason = "the reductions answer it without any list: " + joined(r.applied);
   }
-  refuse_out_of_reach(c, left, r, options, threads, open);
+  refuse_out_of_reach(c, left, r, options, host, open);
   // Moved, not copied: a dense instance may hold millions of items.
   if (!dp_plan) c.reduced = std::move(r);
   if (c.reduced_instance) c.instance = std::move(q);
