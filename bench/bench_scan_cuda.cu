@@ -1,6 +1,6 @@
 // ssum's CUDA scan against cub::DeviceScan::InclusiveSum and a device-to-device copy of the
-// same bytes, side by side in one run; and the seed document's case (1024 ints): the whole
-// call, and the block scan alone in one block.
+// same bytes, side by side in one run; and 1024 ints in one block, the classic textbook case
+// ("seed1024"): the whole call, and the block scan alone in one block.
 // Time is measured with CUDA events around a batch of calls (manual time); bytes_per_second
 // counts bytes read plus bytes written.
 #include <benchmark/benchmark.h>
@@ -67,7 +67,7 @@ void copy_same_bytes(benchmark::State& state) {
   time_batches(state, 2 * n * sizeof(T), [&] { cudaMemcpyAsync(b.out, b.in, n * sizeof(T), cudaMemcpyDeviceToDevice); });
 }
 
-// The seed's case: 1024 ints. The whole ssum call (launches included) and one bare block.
+// The classic case: 1024 ints. The whole ssum call (launches included) and one bare block.
 void seed_case_ssum_call(benchmark::State& state) {
   buffers<int> b(1024);
   time_batches(state, 2 * 1024 * sizeof(int), [&] { ssum::inclusive_scan(ssum::cuda{}, b.in, b.out, 1024, ssum::plus{}); });

@@ -1,5 +1,6 @@
-// ssum's CUDA odd-even transposition sorts: the seed document's case (1024 reversed ints,
-// 18 ms in the seed) and batched sorts against cub::DeviceSegmentedSort, in one run.
+// ssum's CUDA odd-even transposition sorts: 1024 reversed ints in one block, the classic
+// textbook case ("seed1024": 18 ms with a host round-trip per round), and batched sorts
+// against cub::DeviceSegmentedSort, in one run.
 // Every timed call first restores the unsorted input with a device-to-device copy (a sort of
 // sorted keys would exit early); "restore_only" times that copy alone.
 #include <benchmark/benchmark.h>

@@ -9,7 +9,7 @@
 //       sorts each keys[offsets[s], offsets[s+1]) on its own (offsets has segments + 1
 //       entries, non-decreasing, offsets[segments] <= n), stably.
 //
-// The transposition sort keeps the seed document's algorithm and its convergence test (stop
+// The transposition sort keeps the textbook algorithm and its convergence test (stop
 // after an odd and an even round that exchange nothing); for more keys than one block holds it works on
 // sorted blocks that neighbours merge-split (Baudet and Stevenson 1978), the same
 // odd-even rounds one level up. Sizes are 64-bit.

@@ -383,8 +383,8 @@ std::optional<choice> completion_choice(std::size_t n, const reduction& r, const
 double cuda_four_list_seconds(std::size_t n) { return 92 * std::exp2((double(n) - 80) / 2); }
 
 // Automatic, without a time limit: a meet-in-the-middle plan that would run for more than a
-// day on an instance that expects fewer than one solution is refused at once (issue: a
-// density-1 knapsack at n = 120). A search could not hope to find a subset, and the proof
+// day on an instance that expects fewer than one solution is refused at once (for example
+// a density-1 knapsack at n = 120). A search could not hope to find a subset, and the proof
 // is out of reach; a time limit or a named algorithm runs it anyway.
 void refuse_out_of_reach(const choice& c, std::size_t n, const reduction& r, const solve_options& options,
                          const host_resources& host, bool open) {

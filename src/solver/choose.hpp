@@ -23,7 +23,7 @@ struct device_probe {
 
 /// The plan: what runs where, and why.
 struct choice {
-  algorithm algo = algorithm::two_list;  // two_list, four_list or dynamic_programming, never automatic
+  algorithm algo = algorithm::two_list;  // two_list, four_list, dynamic_programming or completion_search, never automatic
   backend where = backend::cpu;          // cpu or cuda, never automatic
   unsigned threads = 0;                  // host threads: the cpu plan's (resolved); the cuda plan's
                                          // host share's as asked (0: its default, two)

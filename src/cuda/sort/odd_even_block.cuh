@@ -1,7 +1,7 @@
 #pragma once
 // Odd-even transposition sort of one tile inside one thread block, for use in any kernel.
 //
-// The seed document ran one compare-exchange per thread and asked the host after every
+// The textbook GPU form runs one compare-exchange per thread and asks the host after every
 // round whether anything moved (513 launches and 1026 copies for 1024 keys). Here each thread
 // holds Items keys in registers and sorts them with the same transposition rounds; then
 // neighbouring threads merge-split their sorted runs in odd-even rounds (Baudet and

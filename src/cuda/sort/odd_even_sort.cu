@@ -213,7 +213,7 @@ void sort_range(cudaStream_t stream, Key* keys, Value* values, std::size_t n, Co
   using P = odd_even_sort_policy;
   if (n <= 1) return;
   constexpr int wi = warp_items<Key, Value>;
-  if (n <= std::size_t(32 * wi)) {  // the seed's size: one warp, keys in registers
+  if (n <= std::size_t(32 * wi)) {  // up to 1024 keys (512 with visible ties): one warp, keys in registers
     sort_one_warp<wi><<<1, 32, 0, stream>>>(keys, values, static_cast<int>(n), comp);
     SSUM_CUDA_CHECK_LAUNCH("sort_one_warp");
     return;

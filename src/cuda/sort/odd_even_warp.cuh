@@ -8,7 +8,7 @@
 // 2i + (r % 2) and 2i + 1 + (r % 2) merge-split their runs, the left keeping the lower half.
 // A merge-split here is the first step of a bitonic merge (min/max against the partner's run
 // reversed, exchanged by shuffles) followed by the bitonic half-cleaners: no shared memory,
-// no barrier. The convergence test of the seed document survives as one __any_sync per
+// no barrier. The textbook convergence test survives as one __any_sync per
 // round: stop after an odd and an even round in which no pair overlapped. Lanes rounds
 // suffice in the worst case (Baudet-Stevenson).
 //

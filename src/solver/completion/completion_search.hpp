@@ -1,6 +1,6 @@
 #pragma once
 // Internal: the completion search for dense instances, many items and weights too wide for
-// any table (issue: random n = 100 with 55-bit weights; a partition of 1000 60-bit weights).
+// any table (for example random n = 100 with 55-bit weights; a partition of 1000 60-bit weights).
 //
 // Such instances have astronomically many solutions; the search finds one without proving
 // anything. It works on the partition form: the magnitudes and one number d = total - 2t

@@ -1,7 +1,7 @@
 #pragma once
 // The first levels of the CUDA two-list's generation: the sorted sums of all subsets of up to
-// 11 weights, built by one block in shared memory (the issue's "first levels inside a block";
-// the paper builds them by the same merges as the rest). Each of these levels is too small to
+// 11 weights, built by one block in shared memory (Wan et al. build them by the same merges
+// as the rest). Each of these levels is too small to
 // fill the device, so as launches of the global merge (a partition and a tile kernel each,
 // and scratch) they cost launch latency, not bandwidth; here they cost one launch in all.
 #include <cuda_runtime.h>
