@@ -270,24 +270,33 @@ TEST(Choose, TheDynamicProgramGoesToTheDeviceWhenItPays) {
 // runs alone.
 TEST(Choose, TheHostTriesFirstWhereSolutionsAbound) {
   if (!ssum::cuda_compiled()) GTEST_SKIP() << "the device rules need a build with the CUDA backend";
-  fake_device dev;
   const ssum::problem psix = ssum::generate("psix", 1000, std::nullopt, 2);
-  const choice c = choose(psix, {}, ssum::backend::automatic, 2, 0, dev.probe());
-  EXPECT_EQ(c.where, ssum::backend::cpu) << c.reason;
-  EXPECT_EQ(c.algo, ssum::algorithm::dynamic_programming);
-  EXPECT_GE(c.device_after_seconds, 0.25) << c.reason;
-  EXPECT_LE(c.device_after_seconds, 1.0);
-  EXPECT_TRUE(contains(c.reason, "the device's plan only if it answers nothing by then")) << c.reason;
-  EXPECT_EQ(dev.asked_present + dev.asked_room, 0);
-  const choice after = choose(psix, {}, ssum::backend::automatic, 2, 0, dev.probe(), true);
-  EXPECT_EQ(after.where, ssum::backend::cuda) << after.reason;
-  EXPECT_EQ(after.device_after_seconds, 0);
-  EXPECT_TRUE(contains(after.reason, "the host's program answered nothing")) << after.reason;
-  for (const ssum::problem& p : {ssum::generate("psix", 10000, std::nullopt, 2), ssum_test::long_no_instance(1000, 22, 1)}) {
-    const choice d = choose(p, {}, ssum::backend::automatic, 2, 0, dev.probe());
-    EXPECT_EQ(d.where, ssum::backend::cuda) << d.reason;
-    EXPECT_EQ(d.device_after_seconds, 0) << d.reason;
+  for (const unsigned threads : {2u, 16u}) {  // the 2-core machine's team and the H200 host's
+    SCOPED_TRACE(threads);
+    fake_device dev;
+    const choice c = choose(psix, {}, ssum::backend::automatic, threads, 0, dev.probe());
+    EXPECT_EQ(c.where, ssum::backend::cpu) << c.reason;
+    EXPECT_EQ(c.algo, ssum::algorithm::dynamic_programming);
+    EXPECT_GE(c.device_after_seconds, 0.25) << c.reason;
+    EXPECT_LE(c.device_after_seconds, 1.0);
+    EXPECT_TRUE(contains(c.reason, "the device's plan only if it answers nothing by then")) << c.reason;
+    EXPECT_EQ(dev.asked_present + dev.asked_room, 0);
+    const choice after = choose(psix, {}, ssum::backend::automatic, threads, 0, dev.probe(), true);
+    EXPECT_EQ(after.where, ssum::backend::cuda) << after.reason;
+    EXPECT_EQ(after.device_after_seconds, 0);
+    EXPECT_TRUE(contains(after.reason, "the host's program answered nothing")) << after.reason;
+    for (const ssum::problem& p :
+         {ssum::generate("psix", 10000, std::nullopt, 2), ssum_test::long_no_instance(1000, 22, 1)}) {
+      const choice d = choose(p, {}, ssum::backend::automatic, threads, 0, dev.probe());
+      EXPECT_EQ(d.where, ssum::backend::cuda) << d.reason;
+      EXPECT_EQ(d.device_after_seconds, 0) << d.reason;
+    }
+    // --backend cpu with the no-instance: the bitset on 16 threads (tables beyond the caches
+    // scale there), the balanced program on 2.
+    const choice host = choose(ssum_test::long_no_instance(1000, 22, 1), {}, ssum::backend::cpu, threads, 0);
+    EXPECT_EQ(host.balanced, threads == 2) << host.reason;
   }
+  fake_device dev;
   ssum::solve_options dp;
   dp.algo = ssum::algorithm::dynamic_programming;
   const choice named = choose(psix, dp, ssum::backend::cuda, 0, 0, dev.probe());
