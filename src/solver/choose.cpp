@@ -11,13 +11,13 @@
 #include <string>
 
 #include "solver/completion/completion_search.hpp"
-#include "solver/gpu/cuda_room.hpp"
 #include "solver/dp/balanced_dp.hpp"
 #include "solver/dp/bitset_dp.hpp"
 #include "solver/dp/bitset_dp_cuda.hpp"
 #include "solver/dp/count_dp.hpp"
 #include "solver/four_list/four_list_cpu.hpp"
 #include "solver/four_list/four_list_cuda.hpp"
+#include "solver/gpu/cuda_room.hpp"
 #include "solver/two_list/two_list_cpu.hpp"
 #include "solver/two_list/two_list_merging.hpp"
 #include "ssum/cuda_device.hpp"

@@ -29,26 +29,6 @@
 namespace ssum {
 namespace {
 
-// A count over the nonzero items with the z zero weights put back: c 2^z (any choice of them
-// joins each subset), zero-sum (c + 1) 2^z - 1 (the zero weights also join the empty subset,
-// which alone does not count). The shift leaves the low z bits 0, so adding 2^z - 1 sets them.
-big_count with_zero_weights(const big_count& c, std::size_t z, bool zero_sum) {
-  if (z == 0) return c;
-  const unsigned bits = unsigned(z % 64);
-  std::vector<std::uint64_t> limbs(z / 64, 0);
-  std::uint64_t carry = 0;
-  for (const std::uint64_t limb : c.limbs()) {
-    limbs.push_back(bits ? (limb << bits) | carry : limb);
-    carry = bits ? limb >> (64 - bits) : 0;
-  }
-  limbs.push_back(carry);
-  if (zero_sum) {
-    for (std::size_t k = 0; k < z / 64; ++k) limbs[k] = ~std::uint64_t{0};
-    limbs[z / 64] |= (std::uint64_t{1} << bits) - 1;
-  }
-  return big_count::from_limbs(std::move(limbs));
-}
-
 // The answer the reductions settled (infeasible, or a subset of original indices), or the
 // target out of range: no list or table built. A zero-sum count keeps its zero weights apart
 // (count_reduction): one of them is the subset even when the other items have none.
@@ -63,7 +43,7 @@ std::optional<solution> settled(const detail::choice& c, const solve_options& op
   solution decided = detail::out_of_range_answer(algorithm.c_str(), where, c.threads, options, start);
   decided.feasible = answered || (r.zero_sum && r.zero_weights > 0);
   if (decided.feasible) decided.subset = r.answer;
-  if (options.count) decided.count = with_zero_weights(answered ? 1 : 0, r.zero_weights, r.zero_sum);
+  if (options.count) decided.count = detail::with_zero_weights(answered ? 1 : 0, r.zero_weights, r.zero_sum);
   return decided;
 }
 
@@ -78,79 +58,7 @@ solution mapped_back(const problem& p, const detail::choice& c, const solve_opti
     result.feasible = true;
     result.subset = r.answer;
   }
-  if (options.count && result.count) result.count = with_zero_weights(*result.count, r.zero_weights, r.zero_sum);
-  return result;
-}
-
-// The plan's host solver. An allocation that fails although the plan fitted (memory taken
-// meanwhile, a limit that counts more than the plan): the same error as a plan that does not
-// fit, with its numbers.
-solution run_on_host(const cpu& policy, const problem& original, const detail::choice& c,
-                     const solve_options& options) {
-  if (std::optional<solution> answer = settled(c, options)) return *answer;
-  const problem& p = c.reduced_instance ? c.instance : original;
-  const auto out_of_memory = [&](const char* what, double planned) {
-    return insufficient_memory::ran_out(detail::plan_name(what, p.weights.size()), planned,
-                                        host_plan_room(options.memory_limit));
-  };
-  if (c.algo == algorithm::dynamic_programming && options.count) {
-    try {
-      return detail::solve_count_dp(policy, original, c.reduced, options);
-    } catch (const std::bad_alloc&) {
-      throw out_of_memory("the dynamic program", detail::count_dp_planned_bytes(c.reduced));
-    }
-  }
-  if (c.algo == algorithm::dynamic_programming && c.balanced) {
-    try {
-      return detail::solve_balanced(policy, original, c.reduced, options);
-    } catch (const std::bad_alloc&) {
-      throw out_of_memory("the balanced dynamic program", detail::balanced_planned_bytes(c.reduced));
-    }
-  }
-  if (c.algo == algorithm::dynamic_programming) {
-    try {
-      return detail::solve_dp(policy, original, c.reduced, options);
-    } catch (const std::bad_alloc&) {
-      throw out_of_memory("the dynamic program", detail::dp_planned_bytes(c.reduced));
-    }
-  }
-  if (c.algo == algorithm::completion_search) {
-    if (!c.completion) throw std::logic_error("internal error: the completion search was chosen without its plan");
-    return detail::solve_completion(policy, original, c.reduced, *c.completion, options);
-  }
-  if (c.algo == algorithm::two_list) {
-    try {
-      return mapped_back(original, c, options, detail::solve_two_list(policy, p, c.totals, options));
-    } catch (const std::bad_alloc&) {
-      throw out_of_memory("the two-list algorithm", detail::two_list_host_bytes(p, c.totals));
-    }
-  }
-  try {
-    return mapped_back(original, c, options, detail::solve_four_list(policy, p, c.totals, options));
-  } catch (const std::bad_alloc&) {
-    throw out_of_memory("the four-list algorithm", detail::four_list_planned_bytes(p, resolved_threads(policy)));
-  }
-}
-
-solution run_on_device(const cuda& policy, const problem& original, const detail::choice& c,
-                       const solve_options& options) {
-  if (std::optional<solution> answer = settled(c, options)) return *answer;
-  if (c.algo == algorithm::dynamic_programming) return detail::solve_dp(policy, original, c.reduced, options);
-  const problem& p = c.reduced_instance ? c.instance : original;
-  return mapped_back(original, c, options,
-                     c.algo == algorithm::four_list ? detail::solve_four_list_cuda(policy, p, c.totals, options)
-                                                    : detail::solve_two_list_cuda(policy, p, c.totals, options, c.threads));
-}
-
-// Every answer leaves through here: its certificate re-verified, the plan attached.
-solution checked(const problem& p, solution result, const detail::choice& c) {
-  if (result.feasible && !is_certificate(p, result.subset)) {
-    throw std::logic_error(std::string("internal error: the ") + (c.where == backend::cuda ? "CUDA " : "") +
-                           "solver's subset does not verify; no answer is given");
-  }
-  result.status = result.feasible ? status::feasible : status::infeasible;
-  result.plan = c.plan();
-  result.reductions = c.reduced.applied;
+  if (options.count && result.count) result.count = detail::with_zero_weights(*result.count, r.zero_weights, r.zero_sum);
   return result;
 }
 
@@ -176,6 +84,78 @@ double planned_bytes_of(const problem& original, const detail::choice& c, const 
     default:
       return detail::four_list_planned_bytes(p, c.threads);
   }
+}
+
+// The plan's host solver. An allocation that fails although the plan fitted (memory taken
+// meanwhile, a limit that counts more than the plan): the same error as a plan that does not
+// fit, with its numbers.
+solution run_on_host(const cpu& policy, const problem& original, const detail::choice& c,
+                     const solve_options& options) {
+  if (std::optional<solution> answer = settled(c, options)) return *answer;
+  const problem& p = c.reduced_instance ? c.instance : original;
+  const auto out_of_memory = [&](const char* what) {
+    return insufficient_memory::ran_out(detail::plan_name(what, p.weights.size()), planned_bytes_of(original, c, options),
+                                        host_plan_room(options.memory_limit));
+  };
+  if (c.algo == algorithm::dynamic_programming && options.count) {
+    try {
+      return detail::solve_count_dp(policy, original, c.reduced, options);
+    } catch (const std::bad_alloc&) {
+      throw out_of_memory("the dynamic program");
+    }
+  }
+  if (c.algo == algorithm::dynamic_programming && c.balanced) {
+    try {
+      return detail::solve_balanced(policy, original, c.reduced, options);
+    } catch (const std::bad_alloc&) {
+      throw out_of_memory("the balanced dynamic program");
+    }
+  }
+  if (c.algo == algorithm::dynamic_programming) {
+    try {
+      return detail::solve_dp(policy, original, c.reduced, options);
+    } catch (const std::bad_alloc&) {
+      throw out_of_memory("the dynamic program");
+    }
+  }
+  if (c.algo == algorithm::completion_search) {
+    if (!c.completion) throw std::logic_error("internal error: the completion search was chosen without its plan");
+    return detail::solve_completion(policy, original, c.reduced, *c.completion, options);
+  }
+  if (c.algo == algorithm::two_list) {
+    try {
+      return mapped_back(original, c, options, detail::solve_two_list(policy, p, c.totals, options));
+    } catch (const std::bad_alloc&) {
+      throw out_of_memory("the two-list algorithm");
+    }
+  }
+  try {
+    return mapped_back(original, c, options, detail::solve_four_list(policy, p, c.totals, options));
+  } catch (const std::bad_alloc&) {
+    throw out_of_memory("the four-list algorithm");
+  }
+}
+
+solution run_on_device(const cuda& policy, const problem& original, const detail::choice& c,
+                       const solve_options& options) {
+  if (std::optional<solution> answer = settled(c, options)) return *answer;
+  if (c.algo == algorithm::dynamic_programming) return detail::solve_dp(policy, original, c.reduced, options);
+  const problem& p = c.reduced_instance ? c.instance : original;
+  return mapped_back(original, c, options,
+                     c.algo == algorithm::four_list ? detail::solve_four_list_cuda(policy, p, c.totals, options)
+                                                    : detail::solve_two_list_cuda(policy, p, c.totals, options, c.threads));
+}
+
+// Every answer leaves through here: its certificate re-verified, the plan attached.
+solution checked(const problem& p, solution result, const detail::choice& c) {
+  if (result.feasible && !is_certificate(p, result.subset)) {
+    throw std::logic_error(std::string("internal error: the ") + (c.where == backend::cuda ? "CUDA " : "") +
+                           "solver's subset does not verify; no answer is given");
+  }
+  result.status = result.feasible ? status::feasible : status::infeasible;
+  result.plan = c.plan();
+  result.reductions = c.reduced.applied;
+  return result;
 }
 
 // What a solve that ends without an answer (status::unknown) reports: the plan, the

@@ -19,11 +19,11 @@
 
 #include "cuda/common/check.cuh"
 #include "cuda/common/device_buffer.cuh"
-#include "solver/dp/bitset_dp_kernels.cuh"
-#include "solver/gpu/solver_memory.cuh"
 #include "solver/dp/bitset_dp.hpp"
 #include "solver/dp/bitset_dp_cuda.hpp"
+#include "solver/dp/bitset_dp_kernels.cuh"
 #include "solver/frame.hpp"
+#include "solver/gpu/solver_memory.cuh"
 
 namespace ssum::detail {
 namespace {

@@ -174,14 +174,6 @@ struct mpz_value {
   }
 };
 
-// 2^z - (zero-sum ? 1 : 0): the subsets of the zero weights alone (zero-sum: non-empty).
-big_count zero_weight_subsets(std::size_t z, bool zero_sum) {
-  mpz_value c;
-  mpz_setbit(c.v, z);
-  if (zero_sum) mpz_sub_ui(c.v, c.v, 1);
-  return c.count();
-}
-
 // The count of an open reduction whose certificate exists: 2^z count[T] with a target,
 // 2^z sum_s P(s) M(s) - 1 zero-sum.
 big_count count_open(const reduction& r, count_meter& m) {
@@ -213,6 +205,23 @@ big_count count_open(const reduction& r, count_meter& m) {
 #endif  // SSUM_HAVE_GMP
 
 }  // namespace
+
+big_count with_zero_weights(const big_count& c, std::size_t z, bool zero_sum) {
+  if (z == 0) return c;
+  const unsigned bits = unsigned(z % 64);
+  std::vector<std::uint64_t> limbs(z / 64, 0);
+  std::uint64_t carry = 0;
+  for (const std::uint64_t limb : c.limbs()) {
+    limbs.push_back(bits ? (limb << bits) | carry : limb);
+    carry = bits ? limb >> (64 - bits) : 0;
+  }
+  limbs.push_back(carry);
+  if (zero_sum) {  // + 2^z - 1: the shift left the low z bits 0
+    for (std::size_t k = 0; k < z / 64; ++k) limbs[k] = ~std::uint64_t{0};
+    limbs[z / 64] |= (std::uint64_t{1} << bits) - 1;
+  }
+  return big_count::from_limbs(std::move(limbs));
+}
 
 bool count_dp_available() {
 #ifdef SSUM_HAVE_GMP
@@ -276,7 +285,7 @@ solution solve_count_dp(const cpu& policy, const problem& p, const reduction& r,
     // subsets. Answered (with a target): every weight is zero and the target is 0.
     result.feasible = zero_certificate || r.outcome == reduction::verdict::answered;
     result.subset = r.answer;
-    result.count = result.feasible ? zero_weight_subsets(r.zero_weights, r.zero_sum) : big_count();
+    result.count = with_zero_weights(r.outcome == reduction::verdict::answered ? 1 : 0, r.zero_weights, r.zero_sum);
     result.seconds.total = seconds_since(start);
     return result;
   }

@@ -17,14 +17,21 @@
 //
 // The certificate comes from the bitset program first (bitset_dp.hpp): a fraction of the
 // count's work, and an infeasible answer ends the solve without any count table.
+#include <cstddef>
 #include <cstdint>
 
 #include "solver/frame.hpp"
 #include "solver/reductions.hpp"
+#include "ssum/big_count.hpp"
 #include "ssum/problem.hpp"
 #include "ssum/solve.hpp"
 
 namespace ssum::detail {
+
+/// A count c over the nonzero items with z zero weights put back: c 2^z (any choice of them
+/// joins each subset); zero-sum (c + 1) 2^z - 1 (they join the empty subset too, which alone
+/// does not count). Every algorithm's count goes through here; it needs no GMP.
+big_count with_zero_weights(const big_count& c, std::size_t z, bool zero_sum);
 
 /// Whether this build can count with the dynamic program (it was built with GMP).
 bool count_dp_available();
