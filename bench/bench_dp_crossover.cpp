@@ -64,7 +64,8 @@ constexpr double most_bytes = 2.0 * (1u << 30);
 
 void run_balanced(benchmark::State& state, const instance& in) {
   ssum::solution s;
-  for (auto _ : state) s = ssum::detail::solve_balanced(ssum::cpu{1}, in.p, in.r, {});
+  const ssum::detail::host_share host = ssum::detail::host_share_for(1, {});
+  for (auto _ : state) s = ssum::detail::solve_balanced(host, in.p, in.r, {});
   state.counters["model_s"] = ssum::detail::balanced_seconds(in.r);
   state.counters["planned_MiB"] = double(s.planned_bytes) / (1 << 20);
   state.counters["feasible"] = s.feasible;
@@ -73,7 +74,8 @@ void run_balanced(benchmark::State& state, const instance& in) {
 
 void run_bitset(benchmark::State& state, const instance& in, unsigned threads) {
   ssum::solution s;
-  for (auto _ : state) s = ssum::detail::solve_dp(ssum::cpu{threads}, in.p, in.r, {});
+  const ssum::detail::host_share host = ssum::detail::host_share_for(threads, {});
+  for (auto _ : state) s = ssum::detail::solve_dp(host, in.p, in.r, {});
   state.counters["model_s"] = ssum::detail::dp_seconds(in.r, threads);
   state.counters["planned_MiB"] = double(s.planned_bytes) / (1 << 20);
   state.counters["feasible"] = s.feasible;

@@ -124,7 +124,8 @@ void thrust_peer(benchmark::State& state, std::string name) {
 void ssum_cpu(benchmark::State& state, std::string name) {
   const instance& in = get(name);
   ssum::solution s;
-  for (auto _ : state) s = ssum::detail::solve_dp(ssum::cpu{}, in.p, in.r, {});
+  const ssum::detail::host_share host = ssum::detail::host_share_for(0, {});
+  for (auto _ : state) s = ssum::detail::solve_dp(host, in.p, in.r, {});
   state.counters["feasible"] = s.feasible;
   state.counters["threads"] = s.threads;
 }

@@ -40,7 +40,7 @@ std::optional<reduction> open_reduction(const ssum::problem& p) {
 std::optional<bool> balanced_answer(const ssum::problem& p, const ssum::solve_options& options = {}) {
   const std::optional<reduction> r = open_reduction(p);
   if (!r) return std::nullopt;
-  const ssum::solution s = ssum::detail::solve_balanced(ssum::cpu{1}, p, *r, options);
+  const ssum::solution s = ssum::detail::solve_balanced(ssum::detail::host_share_for(1, options), p, *r, options);
   EXPECT_EQ(s.algorithm, "balanced-dp");
   if (s.feasible) EXPECT_TRUE(ssum::is_certificate(p, s.subset)) << describe(p);
   return s.feasible;
@@ -48,7 +48,7 @@ std::optional<bool> balanced_answer(const ssum::problem& p, const ssum::solve_op
 
 bool bitset_answer(const ssum::problem& p, unsigned threads) {
   const std::optional<reduction> r = open_reduction(p);
-  const ssum::solution s = ssum::detail::solve_dp(ssum::cpu{threads}, p, *r, {});
+  const ssum::solution s = ssum::detail::solve_dp(ssum::detail::host_share_for(threads, {}), p, *r, {});
   if (s.feasible) EXPECT_TRUE(ssum::is_certificate(p, s.subset));
   return s.feasible;
 }
@@ -201,14 +201,14 @@ TEST(BalancedDp, SmallestLogTracesBackInSegments) {
     ssum::solve_options small;
     // The plan less its log's share beyond 2r + 1 entries of 8 bytes.
     small.memory_limit = std::uint64_t(ssum::detail::balanced_planned_bytes(*r)) - 8 * (3 * (2 * largest + 1) + 65536);
-    const ssum::solution s = ssum::detail::solve_balanced(ssum::cpu{1}, p, *r, small);
+    const ssum::solution s = ssum::detail::solve_balanced(ssum::detail::host_share_for(1, small), p, *r, small);
     SCOPED_TRACE(describe(p));
     EXPECT_EQ(s.planned_bytes, small.memory_limit);
     ASSERT_TRUE(s.feasible);
     EXPECT_TRUE(ssum::is_certificate(p, s.subset));
     feasible += s.feasible;
     small.memory_limit -= 8;  // less than one item's changes may need
-    EXPECT_THROW(ssum::detail::solve_balanced(ssum::cpu{1}, p, *r, small), ssum::insufficient_memory);
+    EXPECT_THROW(ssum::detail::solve_balanced(ssum::detail::host_share_for(1, small), p, *r, small), ssum::insufficient_memory);
   }
   EXPECT_EQ(feasible, 40);
 }
@@ -224,11 +224,11 @@ TEST(BalancedDp, PlansRefusesCancelsAndReportsProgress) {
   EXPECT_GT(ssum::detail::balanced_seconds(*r), 0.0);
   ssum::solve_options o;
   o.memory_limit = 1024;
-  EXPECT_THROW(ssum::detail::solve_balanced(ssum::cpu{1}, p, *r, o), ssum::insufficient_memory);
+  EXPECT_THROW(ssum::detail::solve_balanced(ssum::detail::host_share_for(1, o), p, *r, o), ssum::insufficient_memory);
   o.memory_limit = 0;
   std::atomic<bool> cancel{true};
   o.cancel = &cancel;
-  EXPECT_THROW(ssum::detail::solve_balanced(ssum::cpu{1}, p, *r, o), ssum::interrupted);
+  EXPECT_THROW(ssum::detail::solve_balanced(ssum::detail::host_share_for(1, o), p, *r, o), ssum::interrupted);
   cancel = false;
   double last = 0;
   bool monotone = true;
@@ -236,7 +236,7 @@ TEST(BalancedDp, PlansRefusesCancelsAndReportsProgress) {
     monotone = monotone && pr.overall >= last;
     last = pr.overall;
   };
-  const ssum::solution s = ssum::detail::solve_balanced(ssum::cpu{1}, p, *r, o);
+  const ssum::solution s = ssum::detail::solve_balanced(ssum::detail::host_share_for(1, o), p, *r, o);
   EXPECT_TRUE(s.feasible);
   EXPECT_TRUE(ssum::is_certificate(p, s.subset));
   EXPECT_TRUE(monotone);
@@ -244,5 +244,5 @@ TEST(BalancedDp, PlansRefusesCancelsAndReportsProgress) {
   const ssum::problem zero = make_problem({4, -3, 7, -8}, std::nullopt);
   const reduction z = ssum::detail::reduce(zero, ssum::detail::totals_of(zero));
   ASSERT_TRUE(z.zero_sum);
-  EXPECT_THROW(ssum::detail::solve_balanced(ssum::cpu{1}, zero, z, {}), std::invalid_argument);
+  EXPECT_THROW(ssum::detail::solve_balanced(ssum::detail::host_share_for(1, {}), zero, z, {}), std::invalid_argument);
 }

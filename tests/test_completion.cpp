@@ -164,7 +164,7 @@ TEST(Completion, AZeroSumPlanIsNotPerfectForTheEmptySubset) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     cancel = true;
   });
-  EXPECT_THROW((void)ssum::detail::solve_completion(ssum::cpu{2}, p, r, *plan, o), ssum::interrupted);
+  EXPECT_THROW((void)ssum::detail::solve_completion(ssum::detail::host_share_for(2, o), p, r, *plan, o), ssum::interrupted);
   stop.join();
 }
 

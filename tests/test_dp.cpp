@@ -53,11 +53,11 @@ void expect_dp_matches_brute_force(const ssum::problem& p) {
   if (totals.out_of_range()) return;
   const ssum::detail::reduction r = ssum::detail::reduce(p, totals);
   if (r.outcome != ssum::detail::reduction::verdict::open) return;
-  const ssum::solution bits = ssum::detail::solve_dp(ssum::cpu{2}, p, ssum::detail::group_equal_weights(r), {});
+  const ssum::solution bits = ssum::detail::solve_dp(ssum::detail::host_share_for(2, {}), p, ssum::detail::group_equal_weights(r), {});
   EXPECT_EQ(bits.feasible, feasible);
   if (bits.feasible) EXPECT_TRUE(ssum::is_certificate(p, bits.subset));
   if (r.zero_sum) return;
-  const ssum::solution balanced = ssum::detail::solve_balanced(ssum::cpu{1}, p, r, {});
+  const ssum::solution balanced = ssum::detail::solve_balanced(ssum::detail::host_share_for(1, {}), p, r, {});
   EXPECT_EQ(balanced.feasible, feasible);
   if (balanced.feasible) EXPECT_TRUE(ssum::is_certificate(p, balanced.subset));
 }
@@ -268,7 +268,7 @@ TEST(Dp, RecoversTheCertificateFromCheckpointsInAnyMemory) {
       ssum::solve_options o;
       o.memory_limit = std::uint64_t(smallest + extra * row + 1);
       SCOPED_TRACE("checkpoints " + std::to_string(1 + extra));
-      const ssum::solution s = ssum::detail::solve_dp(ssum::cpu{1 + unsigned(trial % 2)}, p, r, o);
+      const ssum::solution s = ssum::detail::solve_dp(ssum::detail::host_share_for(1 + unsigned(trial % 2), o), p, r, o);
       ASSERT_TRUE(s.feasible);
       EXPECT_TRUE(ssum::is_certificate(p, s.subset));
       if (!zero_sum) {

@@ -72,12 +72,19 @@ std::string range_text(const flipped_totals& totals) {
   return text + "]";
 }
 
-// What the host offers a solve, measured once per choose(): the threads as asked (0: all) and
-// resolved, and the room a plan may take (options.memory_limit included).
+// What the host offers a solve, measured once per choose() (host_share_for): the threads as
+// asked (0: all) and resolved, and the room a plan may take (options.memory_limit included).
 struct host_resources {
   unsigned asked = 0, threads = 1;
   double room = 0;
+  host_share share() const { return {threads, room}; }
 };
+
+// The host threads a CUDA plan reports and gives its driver: the two-list's certificate takes
+// two unless one was asked for; the four-list's lists and certificate one; the dp none.
+unsigned cuda_host_threads(algorithm algo, unsigned asked) {
+  return algo == algorithm::two_list ? (asked == 1 ? 1 : 2) : algo == algorithm::four_list ? 1 : 0;
+}
 
 // The host's algorithm for `p` (the totals already known) and why.
 void choose_host_algorithm(const problem& p, const solve_options& options, const host_resources& host, choice& c) {
@@ -184,6 +191,7 @@ std::optional<choice> dp_choice(const problem& p, const flipped_totals& totals, 
   c.algo = algorithm::dynamic_programming;
   c.where = backend::cpu;
   c.threads = host.threads;
+  c.host = host.share();
   c.totals = totals;
   if (totals.out_of_range()) {
     if (!named && n <= most_items) return std::nullopt;
@@ -225,6 +233,7 @@ std::optional<choice> dp_choice(const problem& p, const flipped_totals& totals, 
   const reduction& r = c.balanced ? reduced : grouped;
   // The reduction goes into the choice only when it is returned (a copy of every item).
   const auto taken = [&] {
+    if (c.balanced) c.threads = 1;  // Pisinger's program runs on one
     c.reduced = r;
     return std::optional<choice>(std::move(c));
   };
@@ -363,6 +372,7 @@ std::optional<choice> completion_choice(std::size_t n, const reduction& r, const
   c.completion = plan;
   c.where = backend::cpu;
   c.threads = resolved;
+  c.host = host.share();
   // choose() sets c.reduced to r; the search works on the original instance and r alone.
   char expected[32];
   std::snprintf(expected, sizeof expected, "2^%.0f", plan->log2_solutions);
@@ -431,6 +441,7 @@ choice host_choice(const problem& p, const solve_options& options, const host_re
   choice c;
   c.where = backend::cpu;
   c.threads = host.threads;
+  c.host = host.share();
   c.totals = totals ? *totals : totals_of(p);  // throws when the total reaches 2^127
   choose_host_algorithm(p, options, host, c);
   if (!why.empty()) c.reason = why + "; " + c.reason;
@@ -440,7 +451,7 @@ choice host_choice(const problem& p, const solve_options& options, const host_re
   // reference 0.12 ms).
   if (host.asked == 0 && c.threads > 1 && c.algo == algorithm::two_list && !options.count &&
       host_two_list_seconds(p.weights.size(), 1) < 1e-3) {
-    c.threads = 1;
+    c.threads = c.host.threads = 1;
     c.reason += "; one thread, as the lists take about " + seconds_text(host_two_list_seconds(p.weights.size(), 1)) +
                 " on one";
   }
@@ -465,7 +476,6 @@ choice automatic_choice(const problem& p, const solve_options& options, const ho
   choice c;
   c.where = backend::cuda;
   c.device = 0;
-  c.threads = host.asked;  // the cuda plan keeps them as asked (0: its default)
   c.totals = totals;
   bool two_list_fits = false;
   try {
@@ -479,6 +489,7 @@ choice automatic_choice(const problem& p, const solve_options& options, const ho
   }
   if (two_list_fits) {
     c.algo = algorithm::two_list;
+    c.threads = cuda_host_threads(c.algo, host.asked);
     c.reason = longer + "; " + lists_text(p.weights.size(), true) + " (" +
                format_bytes(two_list_merging_planned_bytes(p.weights.size())) + ") fit CUDA device 0";
     return c;
@@ -490,6 +501,7 @@ choice automatic_choice(const problem& p, const solve_options& options, const ho
     return host_choice(p, options, host, longer + ", but " + std::string(why), &totals);
   }
   c.algo = algorithm::four_list;
+  c.threads = cuda_host_threads(c.algo, host.asked);
   c.reason = longer + (options.algo == algorithm::four_list
                            ? "; the four-list algorithm was asked for"
                            : "; the CUDA two-list cannot take it or its lists do not fit, the CUDA four-list can");
@@ -526,10 +538,8 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
   // back in (each doubles it; count_dp.hpp, and solve.cpp for meet-in-the-middle).
   const flipped_totals totals = totals_of(p);  // throws when the total reaches 2^127
   // The host's threads and room, once: every plan below takes them from here.
-  host_resources host;
-  host.asked = threads;
-  host.threads = resolved_threads(cpu{threads});
-  host.room = host_plan_room(options.memory_limit);
+  const host_share measured = host_share_for(threads, options);
+  const host_resources host{threads, measured.threads, measured.room};
   reduction r;
   if (!totals.out_of_range()) r = options.count ? count_reduction(p, totals) : reduce(p, totals);
   const bool reducible = !totals.out_of_range();
@@ -565,10 +575,10 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
       }
       c.where = backend::cuda;
       c.device = device;
-      c.threads = threads;
       c.totals = totals_of(q);
       c.reason = "the cuda backend was asked for";
       choose_cuda_algorithm(q, options, probe, c);
+      c.threads = cuda_host_threads(c.algo, threads);
       break;
     }
     case backend::automatic:

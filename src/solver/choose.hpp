@@ -25,8 +25,10 @@ struct device_probe {
 struct choice {
   algorithm algo = algorithm::two_list;  // two_list, four_list, dynamic_programming or completion_search, never automatic
   backend where = backend::cpu;          // cpu or cuda, never automatic
-  unsigned threads = 0;                  // host threads: the cpu plan's (resolved); the cuda plan's
-                                         // host share's as asked (0: its default, two)
+  unsigned threads = 0;                  // the host threads the plan runs on (solution::threads): a
+                                         // cpu plan's team (one for the balanced program); a cuda
+                                         // plan's host share (two-list 2, or 1 as asked; four-list 1; dp 0)
+  host_share host;                       // a cpu plan's threads and room, measured once: its driver's
   int device = 0;                        // the cuda plan's device
   flipped_totals totals;                 // totals_of(p), for the solver
   bool out_of_range = false;             // infeasible: answered without building any list

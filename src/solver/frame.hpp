@@ -9,6 +9,8 @@
 
 #include "ssum/errors.hpp"
 #include "ssum/int128.hpp"
+#include "ssum/memory.hpp"
+#include "ssum/policy.hpp"
 #include "ssum/problem.hpp"
 #include "ssum/solve.hpp"
 
@@ -77,6 +79,19 @@ inline double room_within(double available, const solve_options& options) {
 /// What a plan of `algorithm` ("the two-list algorithm") for n items is called in messages.
 inline std::string plan_name(const std::string& algorithm, std::size_t n) {
   return algorithm + " for n = " + std::to_string(n);
+}
+
+/// What the host gives one solve, measured once: choose() takes it for the plan, and every host
+/// driver runs on the plan's share instead of asking again (tests and benchmarks make theirs
+/// with host_share_for too).
+struct host_share {
+  unsigned threads = 1;  // the team, resolved (never 0)
+  double room = 0;       // the bytes a plan may take: free memory, no more than the limit
+};
+
+/// The one place a solve resolves its threads (0: every hardware thread) and measures the room.
+inline host_share host_share_for(unsigned threads, const solve_options& options) {
+  return {resolved_threads(cpu{threads}), host_plan_room(options.memory_limit)};
 }
 
 /// Throws ssum::insufficient_memory ("... needs N; M are available") when `bytes` exceed `room`.

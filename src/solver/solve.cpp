@@ -76,61 +76,60 @@ double planned_bytes_of(const problem& original, const detail::choice& c, const 
     case algorithm::dynamic_programming:
       return options.count ? detail::count_dp_planned_bytes(r)
              : c.balanced  ? detail::balanced_planned_bytes(r)
-                           : detail::dp_planned_bytes(r, host_plan_room(options.memory_limit));
+                           : detail::dp_planned_bytes(r, c.host.room);
     case algorithm::completion_search:
       return c.completion ? c.completion->bytes : 0;
     case algorithm::two_list:
       return detail::two_list_host_bytes(p, c.totals);
     default:
-      return detail::four_list_planned_bytes(p, c.threads);
+      return detail::four_list_planned_bytes(p, c.host.threads);
   }
 }
 
 // The plan's host solver. An allocation that fails although the plan fitted (memory taken
 // meanwhile, a limit that counts more than the plan): the same error as a plan that does not
 // fit, with its numbers.
-solution run_on_host(const cpu& policy, const problem& original, const detail::choice& c,
-                     const solve_options& options) {
+solution run_on_host(const problem& original, const detail::choice& c, const solve_options& options) {
   if (std::optional<solution> answer = settled(c, options)) return *answer;
   const problem& p = c.reduced_instance ? c.instance : original;
   const auto out_of_memory = [&](const char* what) {
     return insufficient_memory::ran_out(detail::plan_name(what, p.weights.size()), planned_bytes_of(original, c, options),
-                                        host_plan_room(options.memory_limit));
+                                        c.host.room);
   };
   if (c.algo == algorithm::dynamic_programming && options.count) {
     try {
-      return detail::solve_count_dp(policy, original, c.reduced, options);
+      return detail::solve_count_dp(c.host, original, c.reduced, options);
     } catch (const std::bad_alloc&) {
       throw out_of_memory("the dynamic program");
     }
   }
   if (c.algo == algorithm::dynamic_programming && c.balanced) {
     try {
-      return detail::solve_balanced(policy, original, c.reduced, options);
+      return detail::solve_balanced(c.host, original, c.reduced, options);
     } catch (const std::bad_alloc&) {
       throw out_of_memory("the balanced dynamic program");
     }
   }
   if (c.algo == algorithm::dynamic_programming) {
     try {
-      return detail::solve_dp(policy, original, c.reduced, options);
+      return detail::solve_dp(c.host, original, c.reduced, options);
     } catch (const std::bad_alloc&) {
       throw out_of_memory("the dynamic program");
     }
   }
   if (c.algo == algorithm::completion_search) {
     if (!c.completion) throw std::logic_error("internal error: the completion search was chosen without its plan");
-    return detail::solve_completion(policy, original, c.reduced, *c.completion, options);
+    return detail::solve_completion(c.host, original, c.reduced, *c.completion, options);
   }
   if (c.algo == algorithm::two_list) {
     try {
-      return mapped_back(original, c, options, detail::solve_two_list(policy, p, c.totals, options));
+      return mapped_back(original, c, options, detail::solve_two_list(c.host, p, c.totals, options));
     } catch (const std::bad_alloc&) {
       throw out_of_memory("the two-list algorithm");
     }
   }
   try {
-    return mapped_back(original, c, options, detail::solve_four_list(policy, p, c.totals, options));
+    return mapped_back(original, c, options, detail::solve_four_list(c.host, p, c.totals, options));
   } catch (const std::bad_alloc&) {
     throw out_of_memory("the four-list algorithm");
   }
@@ -146,7 +145,8 @@ solution run_on_device(const cuda& policy, const problem& original, const detail
                                                     : detail::solve_two_list_cuda(policy, p, c.totals, options, c.threads));
 }
 
-// Every answer leaves through here: its certificate re-verified, the plan attached.
+// Every answer leaves through here: its certificate re-verified, the plan attached, and what
+// ran (algorithm, backend, threads) named by the plan.
 solution checked(const problem& p, solution result, const detail::choice& c) {
   if (result.feasible && !is_certificate(p, result.subset)) {
     throw std::logic_error(std::string("internal error: the ") + (c.where == backend::cuda ? "CUDA " : "") +
@@ -154,6 +154,9 @@ solution checked(const problem& p, solution result, const detail::choice& c) {
   }
   result.status = result.feasible ? status::feasible : status::infeasible;
   result.plan = c.plan();
+  result.algorithm = result.plan.algorithm;
+  result.backend = result.plan.backend;
+  result.threads = c.threads;
   result.reductions = c.reduced.applied;
   return result;
 }
@@ -165,8 +168,7 @@ solution what_was_chosen(const problem& p, const detail::choice& c, const solve_
   chosen.plan = c.plan();
   chosen.algorithm = chosen.plan.algorithm;
   chosen.backend = chosen.plan.backend;
-  // The CUDA drivers' host share: the four-list's one thread, the others' two by default.
-  chosen.threads = c.where != backend::cuda ? c.threads : c.algo == algorithm::four_list ? 1 : c.threads ? c.threads : 2;
+  chosen.threads = c.threads;
   chosen.reductions = c.reduced.applied;
   chosen.planned_bytes = std::uint64_t(planned_bytes_of(p, c, options));
   return chosen;
@@ -212,7 +214,7 @@ solution solve(const cpu& policy, const problem& p, const solve_options& options
   return within_time_limit(options, [&](const solve_options& o, solution& chosen) {
     const detail::choice c = detail::choose(p, o, backend::cpu, policy.threads, 0);
     chosen = what_was_chosen(p, c, o);
-    return checked(p, run_on_host(cpu{c.threads}, p, c, o), c);
+    return checked(p, run_on_host(p, c, o), c);
   });
 }
 
@@ -234,14 +236,14 @@ solution solve(backend which, unsigned threads, const problem& p, const solve_op
       solve_options first = o;
       first.time_limit = c.device_after_seconds;
       const solution answer = within_time_limit(first, [&](const solve_options& f, solution&) {
-        return checked(p, run_on_host(cpu{c.threads}, p, c, f), c);
+        return checked(p, run_on_host(p, c, f), c);
       });
       if (answer.status != status::unknown) return answer;
       c = detail::choose(p, o, which, threads, 0, detail::cuda_probe(), true);
       chosen = what_was_chosen(p, c, o);
     }
     if (c.where == backend::cuda) return checked(p, run_on_device(cuda{}, p, c, o), c);
-    return checked(p, run_on_host(cpu{c.threads}, p, c, o), c);
+    return checked(p, run_on_host(p, c, o), c);
   });
 }
 

@@ -184,13 +184,13 @@ std::optional<completion_plan> regular_plan(const differenced& d, std::size_t m,
 
 }  // namespace
 
-solution solve_completion(const cpu& policy, const problem& p, const reduction& r, const completion_plan& plan,
+solution solve_completion(const host_share& host, const problem& p, const reduction& r, const completion_plan& plan,
                           const solve_options& options) {
   const auto start = clock_type::now();
   solution result;
   result.algorithm = "completion";
   result.backend = "cpu";
-  result.threads = resolved_threads(policy);
+  result.threads = host.threads;
   const unsigned threads = result.threads;
   result.planned_bytes = std::uint64_t(plan.bytes);
   const std::size_t k = plan.items;

@@ -67,7 +67,7 @@ double log2_expected_solutions(const reduction& r);
 /// or options.cancel rises (ssum::interrupted; under a time limit, status::unknown). Never
 /// answers infeasible. Deterministic: the attempts' choices come from options.seed, and a
 /// subset found is the same for any thread count.
-solution solve_completion(const cpu& policy, const problem& p, const reduction& r, const completion_plan& plan,
+solution solve_completion(const host_share& host, const problem& p, const reduction& r, const completion_plan& plan,
                           const solve_options& options);
 
 }  // namespace ssum::detail

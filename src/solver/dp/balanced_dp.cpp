@@ -336,7 +336,7 @@ double balanced_seconds(const reduction& r) {
   return passes * seconds_per_state + removals * per_removal;
 }
 
-solution solve_balanced(const cpu&, const problem& p, const reduction& r, const solve_options& options) {
+solution solve_balanced(const host_share& host, const problem& p, const reduction& r, const solve_options& options) {
   const auto start = clock_type::now();
   solution result;
   result.algorithm = "balanced-dp";
@@ -353,7 +353,7 @@ solution solve_balanced(const cpu&, const problem& p, const reduction& r, const 
   const std::size_t n = position.size();
   const std::uint64_t largest = largest_weight(r);
   const double bytes = balanced_planned_bytes(r);
-  const double room = host_plan_room(options.memory_limit);
+  const double room = host.room;
   const double needed = bytes >= std::ldexp(1.0, 127)
                             ? bytes
                             : fixed_bytes(r, largest) + log_entries_needed(largest) * sizeof(log_entry);

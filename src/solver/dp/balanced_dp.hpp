@@ -37,8 +37,8 @@ double balanced_seconds(const reduction& r);
 
 /// Solves the reduced instance of `p` (r.outcome == open, !r.zero_sum) and maps the subset back
 /// to p's indices (map_back). One thread. Throws ssum::insufficient_memory when even the
-/// smallest log does not fit host_plan_room(options.memory_limit), ssum::interrupted on
+/// smallest log does not fit host.room, ssum::interrupted on
 /// cancellation, std::bad_alloc when the arrays cannot be allocated.
-solution solve_balanced(const cpu& policy, const problem& p, const reduction& r, const solve_options& options);
+solution solve_balanced(const host_share& host, const problem& p, const reduction& r, const solve_options& options);
 
 }  // namespace ssum::detail

@@ -297,10 +297,10 @@ double dp_seconds(const reduction& r, unsigned threads) {
   return words * seconds_per_word / (split ? team_speedup(table_words(r), threads) : 1.0);
 }
 
-solution solve_dp(const cpu& policy, const problem& p, const reduction& r, const solve_options& options) {
+solution solve_dp(const host_share& host, const problem& p, const reduction& r, const solve_options& options) {
   const auto start = clock_type::now();
-  const unsigned threads = resolved_threads(policy);
-  const plan pl = plan_for(r, host_plan_room(options.memory_limit));
+  const unsigned threads = host.threads;
+  const plan pl = plan_for(r, host.room);  // the plan choose() announced: the same room
   solution result;
   result.algorithm = "dp";
   result.backend = "cpu";

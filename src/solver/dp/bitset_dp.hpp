@@ -41,6 +41,7 @@ double dp_seconds(const reduction& r, unsigned threads);
 /// Solves the reduced instance of `p` (r.outcome == open, r.bound <= dp_most_sums) and maps the
 /// subset back to p's indices. Throws ssum::interrupted on cancellation, std::bad_alloc when
 /// the tables cannot be allocated.
-solution solve_dp(const cpu& policy, const problem& p, const reduction& r, const solve_options& options);
+/// host: the plan's threads and room (host_share_for).
+solution solve_dp(const host_share& host, const problem& p, const reduction& r, const solve_options& options);
 
 }  // namespace ssum::detail

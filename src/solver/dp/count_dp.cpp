@@ -268,13 +268,13 @@ double count_dp_seconds(const reduction& r) {
   return count_work(r) * seconds_per_limb;
 }
 
-solution solve_count_dp(const cpu& policy, const problem& p, const reduction& r, const solve_options& options) {
+solution solve_count_dp(const host_share& host, const problem& p, const reduction& r, const solve_options& options) {
 #ifndef SSUM_HAVE_GMP
-  (void)policy, (void)p, (void)r, (void)options;
+  (void)host, (void)p, (void)r, (void)options;
   throw backend_unavailable("this build of ssum has no GMP (libgmp-dev): the dynamic program cannot count");
 #else
   const auto start = clock_type::now();
-  const unsigned threads = resolved_threads(policy);
+  const unsigned threads = host.threads;
   const bool zero_certificate = r.zero_sum && r.zero_weights > 0;
   solution result;
   if (r.outcome != reduction::verdict::open) {
@@ -305,10 +305,10 @@ solution solve_count_dp(const cpu& policy, const problem& p, const reduction& r,
     if (options.on_progress) {
       decide.on_progress = [&](const progress& q) { options.on_progress(progress{q.stage, q.fraction, q.overall * share}); };
     }
-    result = solve_dp(policy, p, r, decide);
+    result = solve_dp(host, p, r, decide);
     if (!result.feasible) {  // no subset: nothing to count
       result.count = big_count();
-      result.planned_bytes = std::uint64_t(dp_planned_bytes(r));
+      result.planned_bytes = std::uint64_t(dp_planned_bytes(r, host.room));
       result.seconds.total = seconds_since(start);
       return result;
     }

@@ -53,6 +53,6 @@ double count_dp_seconds(const reduction& r);
 /// reductions are counted without a table); the subset is mapped back to p's indices.
 /// Throws ssum::backend_unavailable without GMP, ssum::interrupted on cancellation,
 /// std::bad_alloc when the tables cannot be allocated.
-solution solve_count_dp(const cpu& policy, const problem& p, const reduction& r, const solve_options& options);
+solution solve_count_dp(const host_share& host, const problem& p, const reduction& r, const solve_options& options);
 
 }  // namespace ssum::detail

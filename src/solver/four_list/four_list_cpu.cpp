@@ -254,13 +254,13 @@ class_search<Sum> search_classes(const flipped_instance<Sum>& inst, const quarte
 }
 
 template <class Sum>
-solution solve_four_flipped(const cpu& policy, const flipped_instance<Sum>& inst, int modulus_bits,
+solution solve_four_flipped(unsigned threads, const flipped_instance<Sum>& inst, int modulus_bits,
                             const solve_options& options) {
   const auto start = clock_type::now();
   solution result;
   result.algorithm = "four-list";
   result.backend = "cpu";
-  result.threads = resolved_threads(policy);
+  result.threads = threads;
   const std::size_t n = inst.weights.size();
   quarter q[4];
   quarters_of(n, q);
@@ -306,16 +306,16 @@ double four_list_planned_bytes(const problem& p, unsigned threads) {
   return planned_bytes(p.weights.size(), threads, preferred_modulus_bits(p.weights.size()));
 }
 
-solution solve_four_list(const cpu& policy, const problem& p, const flipped_totals& totals,
+solution solve_four_list(const host_share& host, const problem& p, const flipped_totals& totals,
                          const solve_options& options) {
   const auto start = clock_type::now();
   const std::size_t n = p.weights.size();
   if (n > most_items) {
     throw std::invalid_argument("the four-list algorithm takes at most " + std::to_string(most_items) + " items");
   }
-  if (totals.out_of_range()) return out_of_range_answer("four-list", "cpu", resolved_threads(policy), options, start);
-  const double available = host_plan_room(options.memory_limit);
-  const unsigned threads = resolved_threads(policy);
+  if (totals.out_of_range()) return out_of_range_answer("four-list", "cpu", host.threads, options, start);
+  const double available = host.room;
+  const unsigned threads = host.threads;
   int bits = preferred_modulus_bits(n);
   while (planned_bytes(n, threads, bits) > available && bits < largest_modulus_bits(n)) ++bits;
   const double bytes = planned_bytes(n, threads, bits);
@@ -323,8 +323,8 @@ solution solve_four_list(const cpu& policy, const problem& p, const flipped_tota
     throw insufficient_memory::needs(plan_name("the four-list algorithm", n), bytes, available);
   }
   solution result = totals.total_abs > uint128(UINT64_MAX)
-                        ? solve_four_flipped(policy, flip<uint128>(p, totals.target), bits, options)
-                        : solve_four_flipped(policy, flip<std::uint64_t>(p, totals.target), bits, options);
+                        ? solve_four_flipped(threads, flip<uint128>(p, totals.target), bits, options)
+                        : solve_four_flipped(threads, flip<std::uint64_t>(p, totals.target), bits, options);
   result.planned_bytes = static_cast<std::uint64_t>(bytes);
   return result;
 }

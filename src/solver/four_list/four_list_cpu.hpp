@@ -10,8 +10,8 @@ namespace ssum::detail {
 double four_list_planned_bytes(const problem& p, unsigned threads);
 
 /// Solves on the host; the subset it returns is not yet verified (ssum::solve does that).
-/// totals: totals_of(p). Throws std::invalid_argument beyond 120 items.
-solution solve_four_list(const cpu& policy, const problem& p, const flipped_totals& totals,
+/// host: the plan's threads and room (host_share_for); totals: totals_of(p). Throws std::invalid_argument beyond 120 items.
+solution solve_four_list(const host_share& host, const problem& p, const flipped_totals& totals,
                          const solve_options& options);
 
 }  // namespace ssum::detail

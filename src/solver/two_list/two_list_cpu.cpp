@@ -18,13 +18,12 @@ namespace ssum::detail {
 namespace {
 
 template <class Sum>
-solution two_list_on_host(const cpu& policy, const flipped_instance<Sum>& inst, const solve_options& options) {
+solution two_list_on_host(unsigned threads, const flipped_instance<Sum>& inst, const solve_options& options) {
   const auto start = clock_type::now();
   solution result;
   result.algorithm = "two-list";
   result.backend = "cpu";
-  result.threads = resolved_threads(policy);
-  const unsigned threads = result.threads;
+  result.threads = threads;
 
   const std::size_t n = inst.weights.size();
   const std::size_t na_items = inst.half, nb_items = n - inst.half;
@@ -102,19 +101,19 @@ double two_list_host_bytes(const problem& p, const flipped_totals& totals) {
   return elements * double(wide_sums(totals) ? sizeof(uint128) : sizeof(std::uint64_t));
 }
 
-solution solve_two_list(const cpu& policy, const problem& p, const flipped_totals& totals,
+solution solve_two_list(const host_share& host, const problem& p, const flipped_totals& totals,
                         const solve_options& options) {
   const auto start = clock_type::now();
   const std::size_t n = p.weights.size();
   // Quick answers that need no lists: the flipped target must lie in [0, sum |w|].
-  if (totals.out_of_range()) return out_of_range_answer("two-list", "cpu", resolved_threads(policy), options, start);
+  if (totals.out_of_range()) return out_of_range_answer("two-list", "cpu", host.threads, options, start);
   const double bytes = two_list_host_bytes(p, totals);
-  const double available = host_plan_room(options.memory_limit);
+  const double available = host.room;
   if (n > most_items || bytes > available) {
     throw insufficient_memory::needs(plan_name("the two-list algorithm", n), bytes, available);
   }
-  solution result = wide_sums(totals) ? two_list_on_host(policy, flip<uint128>(p, totals.target), options)
-                                      : two_list_on_host(policy, flip<std::uint64_t>(p, totals.target), options);
+  solution result = wide_sums(totals) ? two_list_on_host(host.threads, flip<uint128>(p, totals.target), options)
+                                      : two_list_on_host(host.threads, flip<std::uint64_t>(p, totals.target), options);
   result.planned_bytes = static_cast<std::uint64_t>(bytes);
   result.seconds.total = seconds_since(start);
   return result;

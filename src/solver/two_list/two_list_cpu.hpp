@@ -39,9 +39,9 @@ namespace ssum::detail {
 /// does not fit in 64 bits.
 double two_list_host_bytes(const problem& p, const flipped_totals& totals);
 
-/// Solves on the host (totals: totals_of(p)); the subset it returns is not yet verified
-/// (ssum::solve does that).
-solution solve_two_list(const cpu& policy, const problem& p, const flipped_totals& totals,
+/// Solves on the host (host: the plan's threads and room, host_share_for; totals:
+/// totals_of(p)); the subset it returns is not yet verified (ssum::solve does that).
+solution solve_two_list(const host_share& host, const problem& p, const flipped_totals& totals,
                         const solve_options& options);
 
 // ---- what the stages share ----
