@@ -1,23 +1,24 @@
-// The one decision of a solve (choose.hpp): backend, algorithm and the reason, from the
-// totals, the refusal rules, the memory and the cost model, each computed once.
+// The one decision of a solve (choose.hpp): the order of preference between the algorithms
+// and backends, and the refusals. Each algorithm's own chooser lives with it (dp/dp_plan.hpp,
+// completion/completion_plan.hpp); the totals, reductions and the host's share are computed once here.
 #include "solver/choose.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <optional>
-#include <utility>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
+#include "solver/completion/completion_plan.hpp"
 #include "solver/completion/completion_search.hpp"
-#include "solver/dp/balanced_dp.hpp"
-#include "solver/dp/bitset_dp.hpp"
-#include "solver/dp/bitset_dp_cuda.hpp"
 #include "solver/dp/count_dp.hpp"
+#include "solver/dp/dp_plan.hpp"
 #include "solver/four_list/four_list_cpu.hpp"
 #include "solver/four_list/four_list_cuda.hpp"
 #include "solver/gpu/cuda_room.hpp"
+#include "solver/plan_words.hpp"
 #include "solver/two_list/two_list_cpu.hpp"
 #include "solver/two_list/two_list_merging.hpp"
 #include "ssum/cuda_device.hpp"
@@ -46,12 +47,6 @@ const char* name_of(algorithm a) {
          : a == algorithm::dynamic_programming ? "dp"
          : a == algorithm::completion_search   ? "completion"
                                                : "two-list";
-}
-
-std::string seconds_text(double s) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2g s", s);
-  return text;
 }
 
 // "two lists of 2^23 and 2^24 sums" (the host's lists hold every item of their half; the
@@ -139,253 +134,6 @@ void choose_cuda_algorithm(const problem& p, const solve_options& options, const
   }
   c.algo = algorithm::four_list;
   c.reason += "; the four-list works in batches sized to the room";
-}
-
-std::string count_text(double v) {
-  char text[32];
-  if (v < 1e5) std::snprintf(text, sizeof text, "%.0f", v);
-  else std::snprintf(text, sizeof text, "%.2g", v);
-  return text;
-}
-
-std::string joined(const std::vector<std::string>& parts) {
-  std::string text;
-  for (const std::string& part : parts) text += (text.empty() ? "" : ", ") + part;
-  return text;
-}
-
-// "2^100" for about 2^(n/2) sums of one two-list list.
-std::string two_list_sums_text(std::size_t n) { return "2^" + std::to_string((n + 1) / 2); }
-
-// The dynamic program's plan when it is named, when beyond most_items no other algorithm
-// can run, or when it is cheaper than a host two-list that would take more than a
-// millisecond (below that either answers at once, and the two-list keeps small instances).
-// Empty: the meet-in-the-middle algorithms decide as before. `r`: the reductions of `p`
-// (outcome open unless they settled it); `left`: the items left for meet-in-the-middle.
-// The completion search's plan for one choose(), made at most once (a differencing pass over
-// every item) and shared by dp_choice and completion_choice.
-struct dense_plan {
-  bool made = false;
-  std::optional<completion_plan> plan;
-  const std::optional<completion_plan>& of(const reduction& r, unsigned threads, double room) {
-    if (!made) plan = completion_plan_for(r, threads, room), made = true;
-    return plan;
-  }
-};
-
-std::optional<choice> dp_choice(const problem& p, const flipped_totals& totals, std::size_t left,
-                                const reduction& reduced, const solve_options& options, const host_resources& host,
-                                dense_plan& dense) {
-  const std::size_t n = p.weights.size();
-  const bool named = options.algo == algorithm::dynamic_programming;
-  // A count beyond most_items has only the dynamic program; below, automatic compares its
-  // counting table with the meet-in-the-middle count.
-  const bool count_auto = options.count && options.algo == algorithm::automatic;
-  const bool count_beyond = count_auto && left > most_items;
-  if (!named && !count_auto && options.algo != algorithm::automatic) return std::nullopt;
-  if (options.count && !count_dp_available()) {
-    if (!named && !count_beyond) return std::nullopt;  // the meet-in-the-middle algorithms count
-    throw backend_unavailable("this build of ssum has no GMP (libgmp-dev): the dynamic program cannot count");
-  }
-  choice c;
-  c.algo = algorithm::dynamic_programming;
-  c.where = backend::cpu;
-  c.threads = host.threads;
-  c.host = host.share();
-  c.totals = totals;
-  if (totals.out_of_range()) {
-    if (!named && n <= most_items) return std::nullopt;
-    return c;  // choose() words the reason
-  }
-  if (reduced.outcome != reduction::verdict::open) {
-    if (!named && !count_beyond && n <= most_items) return std::nullopt;
-    c.reduced = reduced;
-    c.reason = "the reductions answer it without a table: " + joined(reduced.applied);
-    return c;
-  }
-  // The bitset on the grouped items, or Pisinger's balanced program (target, decision) on the
-  // items as they are (grouping would raise its largest weight), whichever the models say is
-  // faster among those whose plan fits.
-  const double room = host.room;
-  // Grouping sorts every item: only for a table that could exist.
-  std::optional<reduction> grouped_items;
-  if (!options.count && reduced.bound <= uint128(dp_most_sums)) grouped_items = group_equal_weights(reduced);
-  const reduction& grouped = grouped_items ? *grouped_items : reduced;
-  // Beyond dp_most_sums no plan is made: the table's own bits, what it would need at least.
-  double bytes = options.count                            ? count_dp_planned_bytes(grouped)
-                 : grouped.bound <= uint128(dp_most_sums) ? dp_planned_bytes(grouped, room)
-                                                          : (double(grouped.bound) + 1) / 8;
-  double seconds = options.count ? count_dp_seconds(grouped) : dp_seconds(grouped, c.threads);
-  bool fits = bytes <= room;
-  std::string table = std::string(options.count ? "a counting " : "a ") + "dynamic-programming table of " +
-                      count_text(double(grouped.bound) + 1) + " sums (" + format_bytes(bytes) + ")";
-  if (!reduced.zero_sum && !options.count) {
-    const double balanced_bytes = balanced_planned_bytes(reduced);
-    const double balanced = balanced_bytes <= room ? balanced_seconds(reduced) : 0;
-    if (balanced_bytes <= room && (!fits || balanced < seconds)) {
-      c.balanced = true;
-      table = "Pisinger's balanced dynamic program (" + format_bytes(balanced_bytes) + "; about " +
-              seconds_text(balanced) + " at most, the bitset about " + seconds_text(seconds) + ")";
-      bytes = balanced_bytes, seconds = balanced, fits = true;
-    }
-  }
-  c.estimate = seconds;
-  const reduction& r = c.balanced ? reduced : grouped;
-  // The reduction goes into the choice only when it is returned (a copy of every item).
-  const auto taken = [&] {
-    if (c.balanced) c.threads = 1;  // Pisinger's program runs on one
-    c.reduced = r;
-    return std::optional<choice>(std::move(c));
-  };
-  if (!r.applied.empty()) table += " after " + joined(r.applied);
-  if (named) {
-    check_plan_fits("the dynamic program", n, bytes, room);
-    c.reason = "the dynamic program was asked for; " + table;
-    return taken();
-  }
-  if (left > most_items) {
-    if (!fits && !options.count && dense.of(reduced, c.threads, room)) return std::nullopt;  // dense: the completion search
-    if (!fits) {
-      throw insufficient_memory("n = " + std::to_string(left) + " with a reduced target of " +
-                                    count_text(double(r.bound)) + ": " + table + " needs more than the " +
-                                    format_bytes(room) + " available, meet-in-the-middle " +
-                                    two_list_sums_text(left) + " sums of " + std::to_string(most_items) +
-                                    " items at most; no algorithm here can answer it",
-                                bytes, room);
-    }
-    c.reason = table + " fits the " + format_bytes(room) + " available; the meet-in-the-middle algorithms take at most " +
-               std::to_string(most_items) + " items (the two-list would need " + two_list_sums_text(left) + " sums)";
-    return taken();
-  }
-  // The meet-in-the-middle count walks both lists once more after the search (a fifth of a
-  // unit per sum, two fifths on the host): 1.4 times the two-list's model, which is a lower
-  // bound where the lists do not fit and the four-list (1.4-1.8x slower, performance.md) runs.
-  const double two_list = host_two_list_seconds(left, c.threads) * (options.count ? 1.4 : 1.0);
-  if (!fits || two_list <= 1e-3 || seconds >= two_list) return std::nullopt;
-  c.reason = table + " takes about " + seconds_text(seconds) + ", the " + (options.count ? "counting " : "") +
-             "two-list about " + seconds_text(two_list);
-  return taken();
-}
-
-// The device's dynamic-programming tables for `r` (bitset_dp_cuda.hpp); 2^127 beyond dp_most_sums.
-double cuda_dp_bytes(const reduction& r) {
-  return r.bound <= uint128(dp_most_sums) ? dp_cuda_planned_bytes(r) : std::ldexp(1.0, 127);
-}
-
-// The device's dynamic program on the reduced instance `r`, its tables within the device's
-// room; `why` opens the reason. No count on the device.
-choice cuda_dp_choice(const problem& p, const flipped_totals& totals, const reduction& r, const solve_options& options,
-                      int device, const device_probe& probe, const std::string& why) {
-  if (options.count) {
-    throw backend_unavailable("the dynamic program counts on the host only (--backend cpu)");
-  }
-  choice c;
-  c.algo = algorithm::dynamic_programming;
-  c.where = backend::cuda;
-  c.device = device;
-  c.totals = totals;
-  if (totals.out_of_range()) return c;  // choose() words the reason
-  c.reduced = r;
-  if (r.outcome != reduction::verdict::open) {
-    c.reason = "the reductions answer it without a table: " + joined(r.applied);
-    return c;
-  }
-  const double bytes = cuda_dp_bytes(r);
-  const double room = room_within(probe.room(device), options);
-  check_plan_fits("the dynamic program on CUDA device " + std::to_string(device), p.weights.size(), bytes, room);
-  c.reason = why + "; a dynamic-programming table of " +
-             count_text(double(r.bound) + 1) + " sums (" + format_bytes(bytes) + ") fits the " + format_bytes(room) +
-             " available on CUDA device " + std::to_string(device) +
-             (r.applied.empty() ? "" : " after " + joined(r.applied));
-  return c;
-}
-
-// Where solutions abound the host's program stops at the first, long before its estimate
-// (a whole pass): balanced psix n = 1000 in 0.09 s of an estimated 1.75 s on the H200
-// machine's host, uniform weights in 0.15 of it; the bitset in 0.33-0.36 of its own. Where
-// such a stop would come before the device's start-up and plan (0.35 s for psix n = 1000
-// there), the host's plan runs first, without asking the device (asking starts the CUDA
-// driver: 0.2 s), for as long as the device would take (0.25 s to 1 s), and the device's plan
-// is made only when it answers nothing in that time (choose's host_tried).
-constexpr double host_first_least_log2_solutions = 20;
-constexpr double balanced_early_share = 0.2, bitset_early_share = 0.4;
-constexpr double host_first_least_seconds = 0.25, host_first_most_seconds = 1.0;
-
-// Under automatic: the host's dynamic-programming plan `host`, or the device's when the host
-// would need longer than a CUDA start-up plus the device's estimate and the tables fit device
-// 0; or the host's first (choice::device_after_seconds, above) unless host_tried.
-choice device_dp_if_it_pays(const problem& p, const flipped_totals& totals, const reduction& r,
-                            const solve_options& options, const device_probe& probe, choice host, bool host_tried) {
-  if (options.count || host.out_of_range || r.outcome != reduction::verdict::open || !cuda_compiled()) return host;
-  if (host.estimate <= cuda_start_seconds) return host;
-  const double device = cuda_start_seconds + dp_cuda_seconds(r);
-  if (device >= host.estimate) return host;  // beyond dp_most_sums the model is 2^127
-  if (!host_tried) {
-    const double expected = log2_expected_solutions(r);
-    const double early = host.estimate * (host.balanced ? balanced_early_share : bitset_early_share);
-    if (expected >= host_first_least_log2_solutions && early < device) {
-      host.device_after_seconds = std::clamp(device, host_first_least_seconds, host_first_most_seconds);
-      char text[200];
-      std::snprintf(text, sizeof text,
-                    "; about 2^%.0f solutions expected, so it may stop within %s, before the device's %s with its "
-                    "start-up: the device's plan only if it answers nothing by then",
-                    std::min(expected, 1e6), seconds_text(host.device_after_seconds).c_str(),
-                    seconds_text(device).c_str());
-      host.reason += text;
-      return host;
-    }
-  }
-  try {
-    if (!probe.present() || cuda_dp_bytes(r) > room_within(probe.room(0), options)) return host;
-  } catch (const cuda_error&) {
-    return host;  // a device that cannot be asked is no device for automatic
-  }
-  return cuda_dp_choice(p, totals, r, options, 0, probe,
-                        std::string(host_tried ? "the host's program answered nothing within the device's time; " : "") +
-                            "the host's dynamic program would take about " + seconds_text(host.estimate) +
-                            ", the device's about " + seconds_text(device) + " with its start-up");
-}
-
-// The completion search (completion/completion_search.hpp) when named, or under automatic for
-// a dense instance (a target or zero-sum) that no exact algorithm here answers within about
-// 10 s (the two-list's model, or beyond most_items) and for which completion_plan_for finds a
-// plan (made once per choose, in `dense`). Empty: the exact algorithms decide as before.
-std::optional<choice> completion_choice(std::size_t n, const reduction& r, const solve_options& options,
-                                        const host_resources& host, dense_plan& dense) {
-  const bool named = options.algo == algorithm::completion_search;
-  if (!named && (options.algo != algorithm::automatic || options.count)) return std::nullopt;
-  const unsigned resolved = host.threads;
-  const std::optional<completion_plan>& plan = dense.of(r, resolved, host.room);
-  if (named) {
-    if (options.count) throw std::invalid_argument("the completion search finds one subset; it cannot count");
-    if (!plan) {
-      throw std::invalid_argument(
-          "the completion search takes a dense instance: after the reductions, at least 48 items whose "
-          "differencing leaves K numbers (K from 48 to 92) with solutions in a few residue classes of their "
-          "four-list, within the memory");
-    }
-  }
-  const double exact = n > most_items ? 1e300 : host_two_list_seconds(n, resolved);
-  if (!named && (!plan || exact < 10)) return std::nullopt;
-  choice c;
-  c.algo = algorithm::completion_search;
-  c.completion = plan;
-  c.where = backend::cpu;
-  c.threads = resolved;
-  c.host = host.share();
-  // choose() sets c.reduced to r; the search works on the original instance and r alone.
-  char expected[32];
-  std::snprintf(expected, sizeof expected, "2^%.0f", plan->log2_solutions);
-  const std::string how =
-      plan->perfect ? "differencing to the end leaves 0, a perfect partition at once"
-                    : "differencing leaves " + std::to_string(plan->items) + " numbers with about " + expected +
-                          " subsets of half their total, found by " +
-                          (plan->table ? "the dynamic program" : "a few residue classes of their four-list");
-  c.reason = std::string(named ? "the completion search was asked for" : "a dense instance") + ": " + how +
-             " (it finds, it cannot prove none)" +
-             (named ? "" : "; the exact algorithms would take more than " +
-                               (n > most_items ? std::string("any time here") : seconds_text(exact)));
-  return c;
 }
 
 // The GPU four-list's whole search, measured at n = 80 (64-bit sums, docs/performance.md):
@@ -548,13 +296,13 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
   const std::size_t left = open ? r.weights.size() : p.weights.size();
   std::optional<choice> dp;
   dense_plan dense;
-  if (which != backend::cuda) dp = dp_choice(p, totals, left, r, options, host, dense);
+  if (which != backend::cuda) dp = dp_choice(p, totals, left, r, options, measured, dense);
   if (dp && which == backend::automatic) {
     dp = device_dp_if_it_pays(p, totals, r, options, probe, std::move(*dp), host_tried);
   }
   choice c;
   if (!dp && open && which != backend::cuda) {
-    if (std::optional<choice> search = completion_choice(left, r, options, host, dense)) dp = std::move(search);
+    if (std::optional<choice> search = completion_choice(left, r, options, measured, dense)) dp = std::move(search);
   }
   const bool table_or_search = dp.has_value();  // neither runs on the reduced instance q
   problem q;
