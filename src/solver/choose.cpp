@@ -169,6 +169,27 @@ void refuse_out_of_reach(const choice& c, std::size_t n, const reduction& r, con
   throw out_of_reach(text);
 }
 
+// Where the reduced instance expects at least 2^20 solutions, a greedy fill with an exact core
+// (completion/greedy_fill.hpp) finds one in milliseconds: psix n = 10^5 in 0.01-0.02 s on the
+// 2-core machine, where the table takes 30 s. Under automatic it runs ahead of a dynamic
+// program that would take longer than it (choice::fill_first), which then runs only when the
+// fill finds nothing.
+constexpr double fill_least_log2_solutions = 20, fill_least_seconds = 0.01;
+
+void fill_first_if_it_pays(const reduction& r, const solve_options& options, choice& c) {
+  if (options.algo != algorithm::automatic || options.count || r.zero_sum) return;
+  if (c.where == backend::cpu && c.estimate < fill_least_seconds) return;
+  const double expected = log2_expected_solutions(r);
+  if (expected < fill_least_log2_solutions) return;
+  char text[160];
+  std::snprintf(text, sizeof text,
+                "; about 2^%.0f solutions expected, so a greedy fill with an exact core tries first "
+                "(milliseconds), and the table runs only if it finds none",
+                std::min(expected, 1e6));
+  c.fill_first = true;
+  c.reason += text;
+}
+
 void refuse_beyond_most_items(const problem& p, algorithm algo) {
   const std::size_t n = p.weights.size();
   if (n <= most_items) return;
@@ -349,6 +370,7 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
     c.reason = "the reductions answer it without any list: " + joined(r.applied);
   }
   refuse_out_of_reach(c, left, r, options, host, open);
+  if (dp_plan && open && !c.settled && !host_tried && which != backend::cuda) fill_first_if_it_pays(r, options, c);
   // Moved, not copied: a dense instance may hold millions of items.
   if (!dp_plan) c.reduced = std::move(r);
   if (c.reduced_instance) c.instance = std::move(q);

@@ -46,6 +46,10 @@ struct choice {
   /// device's estimate with its start-up; it often stops early there), and when it answers
   /// nothing by then, choose(..., host_tried = true) makes the device's plan. 0: runs to its end.
   double device_after_seconds = 0;
+  /// Under automatic, a dynamic program where very many solutions are expected: a greedy fill
+  /// (completion/greedy_fill.hpp) tries first; the plan runs only when it finds nothing. What it
+  /// answers reports the algorithm "greedy-fill".
+  bool fill_first = false;
 
   solve_plan plan() const;
 };

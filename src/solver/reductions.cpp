@@ -6,6 +6,10 @@
 #include <cstdint>
 #include <functional>
 #include <numeric>
+#include <optional>
+#include <string>
+
+#include "solver/divisor_groups.hpp"
 
 namespace ssum::detail {
 namespace {
@@ -138,9 +142,27 @@ reduction reduce_zero_sum(const problem& p, reduction r, uint128 g) {
   return r;
 }
 
+// Items that share a divisor (divisor_groups.hpp): an infeasible verdict settles any solve; a
+// subset only a decision, since a count needs every subset.
+void settle_by_divisor_groups(const problem& p, reduction& r, bool counting) {
+  const std::optional<divisor_groups_verdict> v = settle_by_divisor_groups(r);
+  if (!v || (!v->infeasible && (counting || v->positions.empty()))) return;
+  std::string groups;
+  for (const std::uint64_t g : v->divisors) groups += (groups.empty() ? "" : ", ") + std::to_string(g);
+  groups = "items in " + std::to_string(v->divisors.size()) + " groups of common divisors " + groups;
+  if (v->infeasible) {
+    r.outcome = reduction::verdict::infeasible;
+    r.applied.push_back(groups + ": no sum of the groups' sums reaches the target");
+  } else {
+    r.answer = map_back(p, r, v->positions);
+    r.outcome = reduction::verdict::answered;
+    r.applied.push_back(groups + ": the groups' sums reach the target");
+  }
+}
+
 }  // namespace
 
-reduction reduce(const problem& p, const flipped_totals& totals) {
+reduction reduce(const problem& p, const flipped_totals& totals, bool counting, bool divisor_groups) {
   reduction r;
   r.zero_sum = p.zero_sum();
   std::size_t zeros = 0;
@@ -196,7 +218,9 @@ reduction reduce(const problem& p, const flipped_totals& totals) {
     r.outcome = reduction::verdict::infeasible;
     r.applied.push_back("no number of items reaches the target: for every k, the k lightest exceed it or the "
                         "k heaviest fall short");
+    return r;
   }
+  if (divisor_groups) settle_by_divisor_groups(p, r, counting);
   return r;
 }
 

@@ -12,7 +12,10 @@
 //   the complement             total - target' when that is smaller (the items left out);
 //   heavy items removed        a non-negative item above the target can never take part;
 //   the count test             infeasible when no k has the k lightest at most the target
-//                              and the k heaviest at least it.
+//                              and the k heaviest at least it;
+//   divisor groups             items that fall into at most three groups, each sharing a
+//                              divisor, settled without a table over the target
+//                              (divisor_groups.hpp): infeasible, or (not counting) a subset.
 // Zero-sum (no target): a zero weight is itself the answer; otherwise, after the gcd, a
 // non-empty subset sums to zero exactly when some sum s > 0 is reached by positive items and
 // by negative magnitudes alike, so s <= min(sum of positives, sum of |negatives|) and items
@@ -45,8 +48,10 @@ struct reduction {
   std::vector<std::string> applied;      // what --json lists as "reductions"
 };
 
-/// The reductions above for `p`, whose target is in range (!totals.out_of_range()).
-reduction reduce(const problem& p, const flipped_totals& totals);
+/// The reductions above for `p`, whose target is in range (!totals.out_of_range()). counting:
+/// no reduction answers with one subset (a count needs them all), only infeasible.
+/// divisor_groups: false leaves that step out (for its own tests).
+reduction reduce(const problem& p, const flipped_totals& totals, bool counting = false, bool divisor_groups = true);
 
 /// For the decision dynamic program: equal magnitudes (on one side, zero-sum) grouped and
 /// split into items of 1, 2, 4, ..., and the rest copies (binary splitting of a bounded

@@ -12,6 +12,7 @@
 
 #include "solver/choose.hpp"
 #include "solver/completion/completion_search.hpp"
+#include "solver/completion/greedy_fill.hpp"
 #include "solver/deadline_watch.hpp"
 #include "solver/dp/balanced_dp.hpp"
 #include "solver/dp/bitset_dp.hpp"
@@ -161,6 +162,29 @@ solution checked(const problem& p, solution result, const detail::choice& c) {
   return result;
 }
 
+// The greedy fill ahead of a dynamic program (choice::fill_first): its subset, verified and
+// named "greedy-fill", or nothing, and the plan runs. Its core's lists take at most a quarter
+// of the host's room.
+std::optional<solution> filled(const problem& p, const detail::choice& c, const solve_options& options) {
+  if (!c.fill_first) return std::nullopt;
+  const auto start = detail::clock_type::now();
+  detail::greedy_fill_limits limits;
+  while (limits.most_core > 24 && 3 * 16 * std::ldexp(1.0, int(limits.most_core / 2)) > c.host.room / 4) {
+    limits.most_core -= 2;
+  }
+  const std::vector<std::size_t> positions = detail::greedy_fill(c.reduced, options, limits);
+  if (positions.empty()) return std::nullopt;
+  solution found;
+  found.feasible = true;
+  found.subset = detail::map_back(p, c.reduced, positions);
+  found.seconds.search = found.seconds.total = detail::seconds_since(start);
+  found = checked(p, std::move(found), c);
+  found.plan.algorithm = found.algorithm = "greedy-fill";
+  found.plan.backend = found.backend = "cpu";
+  found.threads = 1;
+  return found;
+}
+
 // What a solve that ends without an answer (status::unknown) reports: the plan, the
 // reductions, the threads and the planned bytes of what was chosen.
 solution what_was_chosen(const problem& p, const detail::choice& c, const solve_options& options) {
@@ -214,6 +238,7 @@ solution solve(const cpu& policy, const problem& p, const solve_options& options
   return within_time_limit(options, [&](const solve_options& o, solution& chosen) {
     const detail::choice c = detail::choose(p, o, backend::cpu, policy.threads, 0);
     chosen = what_was_chosen(p, c, o);
+    if (std::optional<solution> found = filled(p, c, o)) return *found;
     return checked(p, run_on_host(p, c, o), c);
   });
 }
@@ -230,6 +255,7 @@ solution solve(backend which, unsigned threads, const problem& p, const solve_op
   return within_time_limit(options, [&](const solve_options& o, solution& chosen) {
     detail::choice c = detail::choose(p, o, which, threads, 0);
     chosen = what_was_chosen(p, c, o);
+    if (std::optional<solution> found = filled(p, c, o)) return *found;
     if (c.device_after_seconds > 0) {
       // The host's plan first, under its own short limit inside the caller's (a cancel or the
       // caller's deadline still ends the whole solve); then the device's plan, made now.

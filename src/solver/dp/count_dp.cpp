@@ -232,7 +232,7 @@ bool count_dp_available() {
 }
 
 reduction count_reduction(const problem& p, const flipped_totals& totals) {
-  if (!p.zero_sum()) return reduce(p, totals);
+  if (!p.zero_sum()) return reduce(p, totals, true);
   problem nonzero;
   std::vector<std::size_t> original;
   for (std::size_t i = 0; i < p.weights.size(); ++i) {
@@ -241,8 +241,8 @@ reduction count_reduction(const problem& p, const flipped_totals& totals) {
     original.push_back(i);
   }
   const std::size_t zeros = p.weights.size() - original.size();
-  if (zeros == 0) return reduce(p, totals);
-  reduction r = reduce(nonzero, totals);  // zero weights change no total
+  if (zeros == 0) return reduce(p, totals, true);
+  reduction r = reduce(nonzero, totals, true);  // zero weights change no total
   for (std::size_t& k : r.index) k = original[k];
   std::size_t first_zero = 0;
   while (p.weights[first_zero] != 0) ++first_zero;
