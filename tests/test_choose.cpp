@@ -274,7 +274,18 @@ TEST(Choose, TheHostTriesFirstWhereSolutionsAbound) {
   for (const unsigned threads : {2u, 16u}) {  // the 2-core machine's team and the H200 host's
     SCOPED_TRACE(threads);
     fake_device dev;
-    const choice c = choose(psix, {}, ssum::backend::automatic, threads, 0, dev.probe());
+    // Very many solutions: the greedy fill first, on the host, the device not asked.
+    for (const std::size_t n : {1000u, 10000u}) {
+      const choice fill = choose(ssum::generate("psix", n, std::nullopt, 2), {}, ssum::backend::automatic, threads, 0,
+                                 dev.probe());
+      EXPECT_TRUE(fill.fill_first) << fill.reason;
+      EXPECT_EQ(fill.where, ssum::backend::cpu) << fill.reason;
+      EXPECT_TRUE(contains(fill.reason, "a greedy fill with an exact core tries first")) << fill.reason;
+    }
+    EXPECT_EQ(dev.asked_present + dev.asked_room, 0);
+    // When the fill finds nothing: the host's program first where it may stop early.
+    const choice c = choose(psix, {}, ssum::backend::automatic, threads, 0, dev.probe(), false, true);
+    EXPECT_FALSE(c.fill_first);
     EXPECT_EQ(c.where, ssum::backend::cpu) << c.reason;
     EXPECT_EQ(c.algo, ssum::algorithm::dynamic_programming);
     EXPECT_GE(c.device_after_seconds, 0.25) << c.reason;
@@ -287,7 +298,7 @@ TEST(Choose, TheHostTriesFirstWhereSolutionsAbound) {
     EXPECT_TRUE(contains(after.reason, "the host's program answered nothing")) << after.reason;
     for (const ssum::problem& p :
          {ssum::generate("psix", 10000, std::nullopt, 2), ssum_test::long_no_instance(1000, 22, 1)}) {
-      const choice d = choose(p, {}, ssum::backend::automatic, threads, 0, dev.probe());
+      const choice d = choose(p, {}, ssum::backend::automatic, threads, 0, dev.probe(), false, true);
       EXPECT_EQ(d.where, ssum::backend::cuda) << d.reason;
       EXPECT_EQ(d.device_after_seconds, 0) << d.reason;
     }

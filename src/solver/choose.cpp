@@ -171,16 +171,20 @@ void refuse_out_of_reach(const choice& c, std::size_t n, const reduction& r, con
 
 // Where the reduced instance expects at least 2^20 solutions, a greedy fill with an exact core
 // (completion/greedy_fill.hpp) finds one in milliseconds: psix n = 10^5 in 0.01-0.02 s on the
-// 2-core machine, where the table takes 30 s. Under automatic it runs ahead of a dynamic
-// program that would take longer than it (choice::fill_first), which then runs only when the
-// fill finds nothing.
+// 2-core machine, where the table takes 30 s. Under automatic it runs ahead of a host dynamic
+// program that would take longer than it (choice::fill_first), without asking the device
+// (that starts the CUDA driver: 0.2-0.3 s); the plan, or the device's, only when the fill
+// finds nothing (choose's fill_tried).
 constexpr double fill_least_log2_solutions = 20, fill_least_seconds = 0.01;
 
-void fill_first_if_it_pays(const reduction& r, const solve_options& options, choice& c) {
-  if (options.algo != algorithm::automatic || options.count || r.zero_sum) return;
-  if (c.where == backend::cpu && c.estimate < fill_least_seconds) return;
+bool fill_pays(const reduction& r, const solve_options& options, const choice& dp) {
+  if (options.algo != algorithm::automatic || options.count || r.zero_sum) return false;
+  if (r.outcome != reduction::verdict::open || dp.where != backend::cpu || dp.out_of_range) return false;
+  return dp.estimate >= fill_least_seconds && log2_expected_solutions(r) >= fill_least_log2_solutions;
+}
+
+void fill_first(const reduction& r, choice& c) {
   const double expected = log2_expected_solutions(r);
-  if (expected < fill_least_log2_solutions) return;
   char text[160];
   std::snprintf(text, sizeof text,
                 "; about 2^%.0f solutions expected, so a greedy fill with an exact core tries first "
@@ -286,7 +290,7 @@ solve_plan choice::plan() const {
 }
 
 choice choose(const problem& p, const solve_options& options, backend which, unsigned threads, int device,
-              const device_probe& probe, bool host_tried) {
+              const device_probe& probe, bool host_tried, bool fill_tried) {
   if (options.algo != algorithm::automatic && options.algo != algorithm::two_list &&
       options.algo != algorithm::four_list && options.algo != algorithm::dynamic_programming &&
       options.algo != algorithm::completion_search) {
@@ -318,7 +322,8 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
   std::optional<choice> dp;
   dense_plan dense;
   if (which != backend::cuda) dp = dp_choice(p, totals, left, r, options, measured, dense);
-  if (dp && which == backend::automatic) {
+  const bool fill = dp && !fill_tried && !host_tried && which != backend::cuda && fill_pays(r, options, *dp);
+  if (dp && which == backend::automatic && !fill) {
     dp = device_dp_if_it_pays(p, totals, r, options, probe, std::move(*dp), host_tried);
   }
   choice c;
@@ -370,7 +375,7 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
     c.reason = "the reductions answer it without any list: " + joined(r.applied);
   }
   refuse_out_of_reach(c, left, r, options, host, open);
-  if (dp_plan && open && !c.settled && !host_tried && which != backend::cuda) fill_first_if_it_pays(r, options, c);
+  if (fill) fill_first(r, c);
   // Moved, not copied: a dense instance may hold millions of items.
   if (!dp_plan) c.reduced = std::move(r);
   if (c.reduced_instance) c.instance = std::move(q);

@@ -61,10 +61,11 @@ device_probe cuda_probe();
 /// device would pay, see ssum::solve); threads: the host threads asked for (0: all; on CUDA
 /// they drive the host's share of the solve, see ssum::solve); device: the
 /// CUDA device of a cuda plan; host_tried: a host plan with device_after_seconds ran out, so
-/// the device's plan is made now. Throws what the solve would throw before starting: bad
+/// the device's plan is made now; fill_tried: the greedy fill (choice::fill_first) found
+/// nothing, so the plan is made without it. Throws what the solve would throw before starting: bad
 /// arguments (std::invalid_argument, ssum::input_error), ssum::backend_unavailable.
 choice choose(const problem& p, const solve_options& options, backend which, unsigned threads, int device,
-              const device_probe& probe = cuda_probe(), bool host_tried = false);
+              const device_probe& probe = cuda_probe(), bool host_tried = false, bool fill_tried = false);
 
 /// About how long the host two-list takes for n items on `threads` threads, and how long a
 /// CUDA process takes to start: backend::automatic compares the two.

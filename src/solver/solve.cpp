@@ -255,7 +255,13 @@ solution solve(backend which, unsigned threads, const problem& p, const solve_op
   return within_time_limit(options, [&](const solve_options& o, solution& chosen) {
     detail::choice c = detail::choose(p, o, which, threads, 0);
     chosen = what_was_chosen(p, c, o);
-    if (std::optional<solution> found = filled(p, c, o)) return *found;
+    if (c.fill_first) {
+      if (std::optional<solution> found = filled(p, c, o)) return *found;
+      if (which == backend::automatic) {  // the device may pay now
+        c = detail::choose(p, o, which, threads, 0, detail::cuda_probe(), false, true);
+        chosen = what_was_chosen(p, c, o);
+      }
+    }
     if (c.device_after_seconds > 0) {
       // The host's plan first, under its own short limit inside the caller's (a cancel or the
       // caller's deadline still ends the whole solve); then the device's plan, made now.
