@@ -175,12 +175,17 @@ void refuse_out_of_reach(const choice& c, std::size_t n, const reduction& r, con
 // program that would take longer than it (choice::fill_first), without asking the device
 // (that starts the CUDA driver: 0.2-0.3 s); the plan, or the device's, only when the fill
 // finds nothing (choose's fill_tried).
-constexpr double fill_least_log2_solutions = 20, fill_least_seconds = 0.01;
+// The fill's own time grows with the items it walks: about 0.15 us an item on the 2-core
+// machine (10^6 items: 0.08-0.13 s), 10 ms at least. The program's early stop (a share of its
+// estimate, dp_plan.hpp) is what it races: weights below 100 at n = 10^6 stop in 0.03-0.1 s.
+constexpr double fill_least_log2_solutions = 20, fill_least_seconds = 0.01, fill_seconds_per_item = 1.5e-7;
 
 bool fill_pays(const reduction& r, const solve_options& options, const choice& dp) {
   if (options.algo != algorithm::automatic || options.count || r.zero_sum) return false;
   if (r.outcome != reduction::verdict::open || dp.where != backend::cpu || dp.out_of_range) return false;
-  return dp.estimate >= fill_least_seconds && log2_expected_solutions(r) >= fill_least_log2_solutions;
+  const double fill = std::max(fill_least_seconds, double(r.weights.size()) * fill_seconds_per_item);
+  const double early = dp.estimate * (dp.balanced ? balanced_early_share : bitset_early_share);
+  return early >= fill && log2_expected_solutions(r) >= fill_least_log2_solutions;
 }
 
 void fill_first(const reduction& r, choice& c) {

@@ -160,7 +160,6 @@ choice cuda_dp_choice(const problem& p, const flipped_totals& totals, const redu
 namespace {
 
 constexpr double host_first_least_log2_solutions = 20;
-constexpr double balanced_early_share = 0.2, bitset_early_share = 0.4;
 constexpr double host_first_least_seconds = 0.25, host_first_most_seconds = 1.0;
 
 }  // namespace
