@@ -359,6 +359,25 @@ TEST(CliSolve, DenseInstancesAreAnsweredByTheCompletionSearch) {
   }
 }
 
+// Many items where solutions abound: the greedy fill answers and the plan says so (that a count
+// never comes from it: ManyItems.CountsNeverComeFromTheFill); the divisor groups prove somatoth
+// infeasible.
+TEST(CliSolve, ManyItemsAreAnsweredByTheFillAndTheReductions) {
+  const fs::path psix = write_file("psix.txt", run("gen psix -n 100000 --seed 3").out);
+  auto r = run("solve --json " + psix.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto out = nlohmann::json::parse(r.out);
+  EXPECT_EQ(out.at("algorithm"), "greedy-fill");
+  EXPECT_EQ(out.at("plan").at("algorithm"), "greedy-fill");
+  EXPECT_NE(out.at("plan").at("reason").get<std::string>().find("greedy fill"), std::string::npos);
+  const fs::path soma = write_file("somatoth.txt", run("gen somatoth -n 100000 --seed 3").out);
+  r = run("solve --json " + soma.string());
+  ASSERT_EQ(r.code, 1) << r.err;
+  out = nlohmann::json::parse(r.out);
+  EXPECT_EQ(out.at("algorithm"), "reductions");
+  EXPECT_NE(out.at("reductions").back().get<std::string>().find("groups of common divisors"), std::string::npos);
+}
+
 // Zero-sum dense instances take the completion search too; --seed fixes the subset it finds,
 // whatever the thread count, and a seed that is not a 64-bit unsigned integer is refused.
 TEST(CliSolve, TheCompletionSearchTakesZeroSumAndASeed) {
