@@ -131,6 +131,50 @@ TEST(CliSolve, InterruptDuringFourListCountExits130Promptly) {
                      "four-list count, n = 80 ones");
 }
 
+// A four-list count killed outright (SIGKILL, no chance to save) continues from its last
+// checkpoint to the count of one whole run, and removes the file; a checkpoint of another
+// instance is refused with exit 2 and kept.
+TEST(CliSolve, AKilledFourListContinuesFromItsCheckpoint) {
+  const fs::path in = write_file("four56ckpt.txt", run("gen random -n 52 --seed 4").out);
+  const std::string four = "solve --json --count --algorithm four-list --threads 2 ";
+  const auto whole = run(four + in.string());
+  ASSERT_LE(whole.code, 1) << whole.err;
+  const std::string count = nlohmann::json::parse(whole.out).at("count");
+  const fs::path file = scratch_dir() / "four56.ckpt";
+  fs::remove(file);
+  const spawned s = spawn({"solve", "--count", "--algorithm", "four-list", "--threads", "2", "--checkpoint",
+                           file.string(), "--checkpoint-every", "0.05", in.string()},
+                          "four56ckpt");
+  ASSERT_NE(s.pid, 0);
+  const auto start = clock_type::now();
+  int status = 0;
+  bool ended = false;
+  while (!fs::exists(file) && clock_type::now() - start < std::chrono::seconds(120)) {
+    if (waitpid(s.pid, &status, WNOHANG) == s.pid) {
+      ended = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  ASSERT_FALSE(ended) << "the solve ended before its first checkpoint: " << read_all(s.err);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  kill(s.pid, SIGKILL);
+  EXPECT_EQ(s.wait(), 128 + SIGKILL);
+  ASSERT_TRUE(fs::exists(file)) << "no checkpoint left by the killed run";
+  const std::string kept = read_all(file);
+  // Another instance with the same file: refused, the file kept.
+  const fs::path other = write_file("four56other.txt", run("gen random -n 52 --seed 5").out);
+  const auto refused = run(four + "--checkpoint " + file.string() + " " + other.string());
+  EXPECT_EQ(refused.code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("belongs to another instance"), std::string::npos) << refused.err;
+  EXPECT_EQ(read_all(file), kept);
+  const auto resumed = run(four + "--checkpoint " + file.string() + " " + in.string());
+  ASSERT_LE(resumed.code, 1) << resumed.err;
+  EXPECT_EQ(nlohmann::json::parse(resumed.out).at("count"), count);
+  EXPECT_EQ(resumed.code, whole.code);
+  EXPECT_FALSE(fs::exists(file));
+}
+
 // On the GPU: the four-list's batches (n = 72 counts for seconds on an H200); SIGINT is seen
 // between launches. Skipped without a device.
 TEST(CliSolve, InterruptOnTheGpuExits130Promptly) {

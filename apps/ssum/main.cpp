@@ -167,6 +167,8 @@ struct solve_args {
   std::optional<std::string> memory;
   std::optional<std::string> time_limit;  // seconds, as given
   std::optional<std::string> seed;        // the completion search's, as given
+  std::string checkpoint;                 // the four-list's progress file (empty: none)
+  std::optional<std::string> checkpoint_every;  // seconds between its writes, as given
 };
 
 // "--time-limit 2.5": seconds, a finite number above 0. Empty when the text is anything else.
@@ -226,6 +228,15 @@ int run_solve(const solve_args& args) {
     }
     time_limit = *seconds;
   }
+  double checkpoint_every = ssum::solve_options{}.checkpoint_seconds;
+  if (args.checkpoint_every) {
+    const auto seconds = parse_seconds(*args.checkpoint_every);
+    if (!seconds) {
+      return fail(bad_input, "--checkpoint-every: '" + *args.checkpoint_every +
+                                 "' is not a number of seconds above 0, such as 5");
+    }
+    checkpoint_every = *seconds;
+  }
   std::uint64_t seed = ssum::solve_options{}.seed;
   if (args.seed) {
     const auto value = parse_seed(*args.seed);
@@ -249,6 +260,8 @@ int run_solve(const solve_args& args) {
   if (memory_limit) options.memory_limit = memory_limit;
   options.time_limit = time_limit;
   options.seed = seed;
+  options.checkpoint = args.checkpoint;
+  options.checkpoint_seconds = checkpoint_every;
   options.on_progress = [&printer](const ssum::progress& pr) { printer(pr); };
 
   std::signal(SIGINT, on_sigint);
@@ -391,6 +404,10 @@ int main(int argc, char** argv) {
                     "Seconds the solve may take; when they run out: exit 5, \"status\": \"unknown\" (default: no limit)");
   solve->add_option("--seed", sa.seed,
                     "The completion search's seed, 0 to 2^64 - 1: the same seed finds the same subset (default 1)");
+  solve->add_option("--checkpoint", sa.checkpoint,
+                    "Keep the four-list's progress in FILE (every 5 s and when stopped); run again with the same FILE to continue")
+      ->type_name("FILE");
+  solve->add_option("--checkpoint-every", sa.checkpoint_every, "Seconds between the checkpoint's writes (default 5)");
   solve->add_flag("--count", sa.count, "Also count every subset that sums to the target (index sets: equal weights give distinct subsets)");
 
   std::string cls;

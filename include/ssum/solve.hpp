@@ -63,6 +63,14 @@ struct solve_options {
   /// The completion search's random choices start from this seed: the same seed gives the
   /// same subset, whatever the thread count. The exact algorithms take no seed.
   std::uint64_t seed = 1;
+  /// A file that keeps the host four-list's progress (empty: none): the finished ranges of
+  /// residue classes and the count found in them, replaced atomically every
+  /// `checkpoint_seconds` and when the solve is stopped. A solve of the same instance with the
+  /// same file continues from it and gives the same verdict and count; the file is removed
+  /// once the answer is complete. A file of another instance or plan, or a damaged one, throws
+  /// ssum::input_error. Other plans run in one piece and say so in their reason.
+  std::string checkpoint;
+  double checkpoint_seconds = 5;
 };
 
 /// A solve's verdict: a verified subset, a proof that there is none, or neither because the

@@ -381,6 +381,10 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
   }
   refuse_out_of_reach(c, left, r, options, host, open);
   if (fill) fill_first(r, c);
+  if (!options.checkpoint.empty() && !c.settled && !c.out_of_range &&
+      !(c.where == backend::cpu && c.algo == algorithm::four_list)) {
+    c.reason += "; no checkpoint: only the host four-list keeps its progress, this plan runs in one piece";
+  }
   // Moved, not copied: a dense instance may hold millions of items.
   if (!dp_plan) c.reduced = std::move(r);
   if (c.reduced_instance) c.instance = std::move(q);

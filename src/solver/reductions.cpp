@@ -242,7 +242,7 @@ std::vector<std::size_t> radix_sort(std::vector<std::uint64_t>& key) {
   const std::uint64_t largest = n ? *std::max_element(key.begin(), key.end()) : 0;
   constexpr int digit = 11;
   constexpr std::uint64_t mask = (1u << digit) - 1;
-  for (int shift = 0; shift < std::bit_width(largest); shift += digit) {
+  for (int shift = 0; shift < int(std::bit_width(largest)); shift += digit) {
     std::vector<std::size_t> start(mask + 2, 0);
     for (std::size_t k = 0; k < n; ++k) ++start[((key[k] >> shift) & mask) + 1];
     for (std::size_t d = 1; d < start.size(); ++d) start[d] += start[d - 1];

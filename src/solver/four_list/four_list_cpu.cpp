@@ -22,12 +22,16 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <exception>
+#include <filesystem>
 #include <mutex>
+#include <optional>
 #include <new>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "solver/four_list/checkpoint.hpp"
 #include "solver/four_list/four_list_plan.hpp"
 #include "solver/frame.hpp"
 #include "solver/two_list/two_list_instance.hpp"
@@ -127,6 +131,73 @@ struct right_table {
   }
 };
 
+// The residue classes are searched in units of consecutive classes (at most 2^16 units, so a
+// checkpoint's bitmap stays small; 16 classes a unit from M = 2^20 on), shared out among the
+// threads one unit at a time.
+constexpr std::uint64_t most_units = std::uint64_t(1) << 16;
+std::uint64_t units_of(std::uint64_t m) { return std::min(m, most_units); }
+std::uint64_t first_class(std::uint64_t u, std::uint64_t units, std::uint64_t m) {
+  return std::uint64_t(uint128(u) * m / units);
+}
+
+// One run's record of its finished units (options.checkpoint): the units a previous run
+// finished are skipped, and whichever thread finishes a unit writes the file once
+// checkpoint_seconds have passed since the last write. A write that fails stops the search
+// (its error is thrown after the threads join): no run goes on without the file it was asked
+// to keep.
+class unit_record {
+ public:
+  unit_record(std::string path, checkpoint_identity id, checkpoint_state state, double seconds)
+      : path_(std::move(path)), id_(std::move(id)), state_(std::move(state)), seconds_(seconds),
+        skip_(state_.done.begin(), state_.done.end()), last_(clock_type::now()) {}
+  bool skipped(std::uint64_t u) const { return skip_[u] != 0; }
+  std::uint64_t units_skipped() const { return std::uint64_t(std::count(skip_.begin(), skip_.end(), 1)); }
+  uint128 count_before() const { return count_before_; }
+  bool failed() const { return failure_ != nullptr; }
+  // Called by a thread that finished unit u with `count` solutions in it; false: the write
+  // failed and the search should stop.
+  bool finished(std::uint64_t u, uint128 count) noexcept {
+    std::lock_guard<std::mutex> guard(lock_);
+    state_.done[u] = true;
+    state_.count += count;
+    if (seconds_since(last_) < seconds_) return failure_ == nullptr;
+    return write_locked();
+  }
+  // At the end: written when the search stopped before its end (an interrupt, the time limit,
+  // memory), removed when the answer is complete. Throws a write's failure.
+  void close(bool complete) {
+    std::lock_guard<std::mutex> guard(lock_);
+    if (failure_) std::rethrow_exception(failure_);
+    if (!complete) {
+      if (!write_locked()) std::rethrow_exception(failure_);
+      return;
+    }
+    std::error_code ignored;
+    std::filesystem::remove(path_, ignored);
+  }
+
+ private:
+  bool write_locked() noexcept {
+    try {
+      write_checkpoint(path_, id_, state_);
+      last_ = clock_type::now();
+      return true;
+    } catch (...) {
+      if (!failure_) failure_ = std::current_exception();
+      return false;
+    }
+  }
+  std::mutex lock_;
+  std::string path_;
+  checkpoint_identity id_;
+  checkpoint_state state_;
+  double seconds_;
+  std::vector<char> skip_;  // the units finished before this run (read-only in the search)
+  uint128 count_before_ = state_.count;
+  clock_type::time_point last_;
+  std::exception_ptr failure_;
+};
+
 // What the search over the residue classes found: the first certificate's masks (one per
 // quarter) and, with a count, how many solutions (the empty subset excluded).
 template <class Sum>
@@ -144,7 +215,7 @@ template <class Sum>
 class_search<Sum> search_classes(const flipped_instance<Sum>& inst, const quarter (&q)[4], const quarter_list<Sum>& l1,
                                  const quarter_list<Sum>& l2, const quarter_list<Sum>& l3, const quarter_list<Sum>& l4,
                                  std::uint64_t m, const std::uint32_t (&trivial)[4], unsigned threads,
-                                 const solve_options& options) {
+                                 const solve_options& options, unit_record* record) {
   const Sum t = inst.target;
   const std::uint64_t t_mod = static_cast<std::uint64_t>(t % m);
   std::atomic<bool> stop{false}, found{false}, cancelled{false}, out_of_memory{false};
@@ -167,81 +238,107 @@ class_search<Sum> search_classes(const flipped_instance<Sum>& inst, const quarte
   };
   const std::uint32_t right_trivial[2] = {trivial[2], trivial[3]};
   if (options.on_progress) options.on_progress(progress{"search", 0.0, 0.0});  // before any class ends
+  const std::uint64_t units = units_of(m);
+  if (record) classes_done = first_class(record->units_skipped(), units, m);  // about: for progress
+  std::atomic<bool> unwritten{false};
 #pragma omp parallel num_threads(threads)
   {
     right_table<Sum> table;
     uint128 count = 0;
-#pragma omp for schedule(dynamic, 16)
-    for (std::uint64_t r = 0; r < m; ++r) {
-      if (halted()) continue;
-      // Right side: c + d = t - r (mod M).
-      const std::uint64_t want = (t_mod + m - r) % m;
-      bool abandoned = false;
-      // A heavy class (many distinct sums in few residues) may outgrow the plan: no exception
-      // may leave the parallel region, so it is carried out by a flag.
-      try {
-        table.clear(expected);
-        for (std::uint32_t m3 = 0; m3 < l3.sum.size(); ++m3) {
-          if (halted()) {
-            abandoned = true;
-            break;
-          }
-          const std::uint64_t need = residue_minus(want, l3.residue[m3], m);
-          const Sum c = l3.sum[m3];
-          if (c > t) continue;
-          for (std::uint32_t k = l4.offset[need]; k < l4.offset[need + 1]; ++k) {
-            const std::uint32_t m4 = l4.by_residue[k];
-            const Sum d = l4.sum[m4];
-            if (d <= t - c) table.add(c + d, m3, m4);
-          }
+#pragma omp for schedule(dynamic, 1)
+    for (std::uint64_t u = 0; u < units; ++u) {
+      if (halted() || (record && record->skipped(u))) continue;
+      uint128 unit_count = 0;
+      bool complete = true;  // every class of the unit searched to its end
+      for (std::uint64_t r = first_class(u, units, m); r < first_class(u + 1, units, m) && complete; ++r) {
+        if (halted()) {
+          complete = false;
+          break;
         }
-      } catch (const std::bad_alloc&) {
-        out_of_memory.store(true);
-        stop.store(true);
-        abandoned = true;
-      }
-      if (abandoned) continue;
-      if (!table.entries.empty()) {
-        // Left side: a + b = r (mod M), each looked up for t - (a + b).
-        for (std::uint32_t m1 = 0; m1 < l1.sum.size() && !halted(); ++m1) {
-          const Sum a = l1.sum[m1];
-          if (a > t) continue;
-          const std::uint64_t need = residue_minus(r, l1.residue[m1], m);
-          for (std::uint32_t k = l2.offset[need]; k < l2.offset[need + 1]; ++k) {
-            const std::uint32_t m2 = l2.by_residue[k];
-            const Sum b = l2.sum[m2];
-            if (b > t - a) continue;
-            const auto* x = table.find(t - a - b);
-            if (!x) continue;
-            // The empty subset (zero-sum): with the flipped items' (a, b) the entry holds the
-            // flipped items' (c, d) too (same class, same sum); that one quadruple is not a
-            // solution.
-            const bool trivial_left = inst.exclude_trivial && m1 == trivial[0] && m2 == trivial[1];
-            const std::uint64_t solutions = x->count - (trivial_left ? 1 : 0);
-            if (solutions == 0) continue;
-            count += solutions;
-            if (!found.load(std::memory_order_relaxed)) {  // the first match is the certificate
-              const bool first_trivial = trivial_left && x->m3 == right_trivial[0] && x->m4 == right_trivial[1];
-              std::lock_guard<std::mutex> guard(lock);
-              if (!found.load()) {
-                answer[0] = m1, answer[1] = m2;
-                answer[2] = first_trivial ? x->m3b : x->m3;
-                answer[3] = first_trivial ? x->m4b : x->m4;
-                found.store(true);
-                if (!options.count) stop.store(true);  // a count goes on through every class
+        // Right side: c + d = t - r (mod M).
+        const std::uint64_t want = (t_mod + m - r) % m;
+        // A heavy class (many distinct sums in few residues) may outgrow the plan: no exception
+        // may leave the parallel region, so it is carried out by a flag.
+        try {
+          table.clear(expected);
+          for (std::uint32_t m3 = 0; m3 < l3.sum.size(); ++m3) {
+            if (halted()) {
+              complete = false;
+              break;
+            }
+            const std::uint64_t need = residue_minus(want, l3.residue[m3], m);
+            const Sum c = l3.sum[m3];
+            if (c > t) continue;
+            for (std::uint32_t k = l4.offset[need]; k < l4.offset[need + 1]; ++k) {
+              const std::uint32_t m4 = l4.by_residue[k];
+              const Sum d = l4.sum[m4];
+              if (d <= t - c) table.add(c + d, m3, m4);
+            }
+          }
+        } catch (const std::bad_alloc&) {
+          out_of_memory.store(true);
+          stop.store(true);
+          complete = false;
+        }
+        if (!complete) break;
+        if (!table.entries.empty()) {
+          // Left side: a + b = r (mod M), each looked up for t - (a + b).
+          for (std::uint32_t m1 = 0; m1 < l1.sum.size(); ++m1) {
+            if (halted()) {
+              complete = false;
+              break;
+            }
+            const Sum a = l1.sum[m1];
+            if (a > t) continue;
+            const std::uint64_t need = residue_minus(r, l1.residue[m1], m);
+            for (std::uint32_t k = l2.offset[need]; k < l2.offset[need + 1]; ++k) {
+              const std::uint32_t m2 = l2.by_residue[k];
+              const Sum b = l2.sum[m2];
+              if (b > t - a) continue;
+              const auto* x = table.find(t - a - b);
+              if (!x) continue;
+              // The empty subset (zero-sum): with the flipped items' (a, b) the entry holds the
+              // flipped items' (c, d) too (same class, same sum); that one quadruple is not a
+              // solution.
+              const bool trivial_left = inst.exclude_trivial && m1 == trivial[0] && m2 == trivial[1];
+              const std::uint64_t solutions = x->count - (trivial_left ? 1 : 0);
+              if (solutions == 0) continue;
+              unit_count += solutions;
+              if (!found.load(std::memory_order_relaxed)) {  // the first match is the certificate
+                const bool first_trivial = trivial_left && x->m3 == right_trivial[0] && x->m4 == right_trivial[1];
+                std::lock_guard<std::mutex> guard(lock);
+                if (!found.load()) {
+                  answer[0] = m1, answer[1] = m2;
+                  answer[2] = first_trivial ? x->m3b : x->m3;
+                  answer[3] = first_trivial ? x->m4b : x->m4;
+                  found.store(true);
+                  if (!options.count) stop.store(true);  // a count goes on through every class
+                }
               }
             }
           }
         }
+        if (!complete) break;
+        const std::uint64_t done = classes_done.fetch_add(1) + 1;
+        if (omp_get_thread_num() == 0 && options.on_progress) {
+          progress pr{"search", double(done) / double(m)};
+          pr.overall = pr.fraction;  // the classes are the work: the quarter lists are 2^(n/4) sums
+          options.on_progress(pr);
+        }
       }
-      const std::uint64_t done = classes_done.fetch_add(1) + 1;
-      if (omp_get_thread_num() == 0 && options.on_progress) {
-        progress pr{"search", double(done) / double(m)};
-        pr.overall = pr.fraction;  // the classes are the work: the quarter lists are 2^(n/4) sums
-        options.on_progress(pr);
+      count += unit_count;
+      if (complete && record && !record->finished(u, unit_count)) {
+        unwritten.store(true);
+        stop.store(true);
       }
     }
     partial[omp_get_thread_num()] = count;
+  }
+  if (record) {
+    // Complete: every unit ran, or a decision's certificate was found. Otherwise the file keeps
+    // what finished (or throws why it could not be written).
+    const bool complete = !cancelled.load() && !out_of_memory.load() && !unwritten.load();
+    record->close(complete);
   }
   if (cancelled.load()) throw interrupted();
   if (out_of_memory.load()) throw std::bad_alloc();  // ssum::solve names the plan's bytes
@@ -249,13 +346,14 @@ class_search<Sum> search_classes(const flipped_instance<Sum>& inst, const quarte
   result.found = found.load();
   for (int k = 0; k < 4; ++k) result.answer[k] = answer[k];
   for (const uint128 c : partial) result.count += c;
+  if (record) result.count += record->count_before();  // the units a previous run finished
   return result;
 
 }
 
 template <class Sum>
 solution solve_four_flipped(unsigned threads, const flipped_instance<Sum>& inst, int modulus_bits,
-                            const solve_options& options) {
+                            const solve_options& options, unit_record* record) {
   const auto start = clock_type::now();
   solution result;
   result.algorithm = "four-list";
@@ -282,7 +380,7 @@ solution solve_four_flipped(unsigned threads, const flipped_instance<Sum>& inst,
   }
 
   t0 = clock_type::now();
-  const class_search<Sum> found = search_classes(inst, q, l1, l2, l3, l4, m, trivial, result.threads, options);
+  const class_search<Sum> found = search_classes(inst, q, l1, l2, l3, l4, m, trivial, result.threads, options, record);
   result.seconds.search = seconds_since(t0);
   if (options.on_progress) {
     progress pr{"search", 1.0};
@@ -318,13 +416,32 @@ solution solve_four_list(const host_share& host, const problem& p, const flipped
   const unsigned threads = host.threads;
   int bits = preferred_modulus_bits(n);
   while (planned_bytes(n, threads, bits) > available && bits < largest_modulus_bits(n)) ++bits;
+  // A checkpoint of this instance keeps its run's modulus, so that its units are the same.
+  std::optional<checkpoint> saved;
+  if (!options.checkpoint.empty()) saved = read_checkpoint(options.checkpoint);
+  if (saved && saved->id.modulus_bits >= 1 && saved->id.modulus_bits <= largest_modulus_bits(n)) {
+    bits = saved->id.modulus_bits;
+  }
   const double bytes = planned_bytes(n, threads, bits);
   if (bytes > available) {
     throw insufficient_memory::needs(plan_name("the four-list algorithm", n), bytes, available);
   }
+  std::optional<unit_record> record;
+  if (!options.checkpoint.empty()) {
+    const checkpoint_identity id{"four-list", fingerprint_of(p), n, bits, units_of(modulus_for(bits)), options.count};
+    checkpoint_state state;
+    if (saved) {
+      check_identity(options.checkpoint, saved->id, id);
+      state = std::move(saved->state);
+    } else {
+      state.done.assign(id.units, false);
+    }
+    record.emplace(options.checkpoint, id, std::move(state), options.checkpoint_seconds);
+  }
+  unit_record* const r = record ? &*record : nullptr;
   solution result = totals.total_abs > uint128(UINT64_MAX)
-                        ? solve_four_flipped(threads, flip<uint128>(p, totals.target), bits, options)
-                        : solve_four_flipped(threads, flip<std::uint64_t>(p, totals.target), bits, options);
+                        ? solve_four_flipped(threads, flip<uint128>(p, totals.target), bits, options, r)
+                        : solve_four_flipped(threads, flip<std::uint64_t>(p, totals.target), bits, options, r);
   result.planned_bytes = static_cast<std::uint64_t>(bytes);
   return result;
 }

@@ -1,0 +1,167 @@
+// The host four-list's checkpoints (solve_options::checkpoint): a search stopped part way and
+// run again with the same file gives the same verdict and count as one run without it, and
+// skips what the first run finished; a file of another instance or a damaged one is refused
+// and left as it was.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include "small_instances.hpp"
+#include "solver/four_list/checkpoint.hpp"
+#include "ssum/errors.hpp"
+#include "ssum/solve.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using ssum::int128;
+
+fs::path scratch(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("ssum_checkpoint_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path file = dir / name;
+  fs::remove(file);
+  return file;
+}
+
+std::string contents(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// n weights of `bits` bits and the target half their total: many solutions to count.
+ssum::problem many_solutions(std::size_t n, int bits, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  ssum::problem p;
+  int128 total = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    p.weights.push_back(int128(1 + rng() % (std::uint64_t(1) << bits)));
+    total += p.weights.back();
+  }
+  p.target = total / 2;
+  return p;
+}
+
+ssum::solve_options four_list(bool count) {
+  ssum::solve_options o;
+  o.algo = ssum::algorithm::four_list;
+  o.count = count;
+  return o;
+}
+
+// Stops the search once `share` of its classes are done: the file keeps the finished units.
+ssum::solution stopped_at(const ssum::problem& p, ssum::solve_options o, double share) {
+  std::atomic<bool> cancel{false};
+  o.cancel = &cancel;
+  o.on_progress = [&](const ssum::progress& pr) {
+    if (pr.stage == "search" && pr.fraction >= share) cancel = true;
+  };
+  return ssum::solve(ssum::cpu{2}, p, o);
+}
+
+TEST(FourListCheckpoint, AStoppedCountContinuesToTheSameCount) {
+  for (const bool zero_sum : {false, true}) {
+    SCOPED_TRACE(zero_sum ? "zero-sum" : "target");
+    ssum::problem p = many_solutions(40, 14, zero_sum ? 5 : 4);
+    if (zero_sum) {
+      for (std::size_t i = 0; i < p.weights.size(); i += 2) p.weights[i] = -p.weights[i];
+      p.target.reset();
+    }
+    const ssum::solution whole = ssum::solve(ssum::cpu{2}, p, four_list(true));
+    ASSERT_TRUE(whole.count.has_value());
+    const fs::path file = scratch("count.ckpt");
+    ssum::solve_options o = four_list(true);
+    o.checkpoint = file.string();
+    o.checkpoint_seconds = 0;  // written at every finished unit
+    EXPECT_THROW(stopped_at(p, o, 0.4), ssum::interrupted);
+    ASSERT_TRUE(fs::exists(file)) << "a stopped search keeps its file";
+    const auto saved = ssum::detail::read_checkpoint(file.string());
+    ASSERT_TRUE(saved.has_value());
+    const auto finished = std::count(saved->state.done.begin(), saved->state.done.end(), true);
+    EXPECT_GT(finished, 0);
+    EXPECT_LT(std::size_t(finished), saved->state.done.size());
+    // Run again: the first progress of the search already counts the finished units.
+    double first = -1;
+    o.on_progress = [&](const ssum::progress& pr) {
+      if (pr.stage == "search" && first < 0 && pr.fraction > 0) first = pr.fraction;
+    };
+    const ssum::solution resumed = ssum::solve(ssum::cpu{1}, p, o);
+    ASSERT_TRUE(resumed.count.has_value());
+    EXPECT_EQ(resumed.count->to_string(), whole.count->to_string());
+    EXPECT_EQ(resumed.feasible, whole.feasible);
+    if (resumed.feasible) EXPECT_TRUE(ssum::is_certificate(p, resumed.subset));
+    EXPECT_GE(first, 0.3) << "the finished units were searched again";
+    EXPECT_FALSE(fs::exists(file)) << "a complete answer removes its file";
+  }
+}
+
+TEST(FourListCheckpoint, AStoppedDecisionContinuesToTheSameVerdict) {
+  // No solution (multiples of 3 but one, a target 2 mod 3): the whole search runs.
+  const ssum::problem none = ssum_test::long_no_instance(40, 30, 7);
+  const fs::path file = scratch("decision.ckpt");
+  ssum::solve_options o = four_list(false);
+  o.checkpoint = file.string();
+  o.checkpoint_seconds = 0;
+  EXPECT_THROW(stopped_at(none, o, 0.5), ssum::interrupted);
+  ASSERT_TRUE(fs::exists(file));
+  const ssum::solution resumed = ssum::solve(ssum::cpu{2}, none, o);
+  EXPECT_EQ(resumed.status, ssum::status::infeasible);
+  EXPECT_FALSE(fs::exists(file));
+  // A feasible instance answers with a verified subset and removes its file.
+  const ssum::problem some = many_solutions(36, 20, 9);
+  const ssum::solution found = ssum::solve(ssum::cpu{2}, some, o);
+  ASSERT_TRUE(found.feasible);
+  EXPECT_TRUE(ssum::is_certificate(some, found.subset));
+  EXPECT_FALSE(fs::exists(file));
+}
+
+TEST(FourListCheckpoint, AnotherInstancesOrADamagedFileIsRefusedAndKept) {
+  const ssum::problem p = many_solutions(40, 14, 11);
+  const fs::path file = scratch("refused.ckpt");
+  ssum::solve_options o = four_list(true);
+  o.checkpoint = file.string();
+  o.checkpoint_seconds = 0;
+  EXPECT_THROW(stopped_at(p, o, 0.3), ssum::interrupted);
+  const std::string kept = contents(file);
+  ASSERT_FALSE(kept.empty());
+  // Another instance (one weight changed), and the same instance without the count.
+  ssum::problem other = p;
+  other.weights[3] += 1;
+  EXPECT_THROW(ssum::solve(ssum::cpu{2}, other, o), ssum::input_error);
+  ssum::solve_options decide = o;
+  decide.count = false;
+  EXPECT_THROW(ssum::solve(ssum::cpu{2}, p, decide), ssum::input_error);
+  EXPECT_EQ(contents(file), kept);
+  // One byte changed anywhere in the counts or the bitmap.
+  std::string damaged = kept;
+  damaged[damaged.find("done ") + 5] ^= 1;
+  std::ofstream(file, std::ios::binary | std::ios::trunc) << damaged;
+  try {
+    ssum::solve(ssum::cpu{2}, p, o);
+    FAIL() << "a damaged checkpoint was taken";
+  } catch (const ssum::input_error& e) {
+    EXPECT_NE(std::string(e.what()).find("damaged"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(contents(file), damaged);
+  fs::remove(file);
+}
+
+// Other plans say in their reason that they keep no checkpoint.
+TEST(FourListCheckpoint, OtherPlansSayTheyRunInOnePiece) {
+  const ssum::problem p = many_solutions(30, 20, 3);
+  ssum::solve_options o;
+  o.checkpoint = scratch("unused.ckpt").string();
+  const ssum::solution s = ssum::solve(ssum::cpu{2}, p, o);
+  EXPECT_EQ(s.algorithm, "two-list");
+  EXPECT_NE(s.plan.reason.find("no checkpoint"), std::string::npos) << s.plan.reason;
+  EXPECT_FALSE(fs::exists(o.checkpoint));
+}
+
+}  // namespace
