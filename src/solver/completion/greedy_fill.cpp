@@ -1,3 +1,4 @@
+// The greedy fill with an exact core (greedy_fill.hpp): a constructive answer where solutions abound.
 #include "solver/completion/greedy_fill.hpp"
 
 #include <algorithm>

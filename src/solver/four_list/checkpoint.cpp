@@ -1,3 +1,5 @@
+// Checkpoints of the four-list (checkpoint.hpp): the strict text format, its checksum, and
+// writes that replace the file atomically.
 #include "solver/four_list/checkpoint.hpp"
 
 #include <fcntl.h>
