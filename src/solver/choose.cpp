@@ -180,16 +180,19 @@ void refuse_out_of_reach(const choice& c, std::size_t n, const reduction& r, con
 // estimate, dp_plan.hpp) is what it races: weights below 100 at n = 10^6 stop in 0.03-0.1 s.
 constexpr double fill_least_log2_solutions = 20, fill_least_seconds = 0.01, fill_seconds_per_item = 1.5e-7;
 
-bool fill_pays(const reduction& r, const solve_options& options, const choice& dp) {
-  if (options.algo != algorithm::automatic || options.count || r.zero_sum) return false;
-  if (r.outcome != reduction::verdict::open || dp.where != backend::cpu || dp.out_of_range) return false;
+// The solutions `r` expects (log2) where the fill pays ahead of the plan `dp`; nothing otherwise.
+std::optional<double> fill_pays(const reduction& r, const solve_options& options, const choice& dp) {
+  if (options.algo != algorithm::automatic || options.count || r.zero_sum) return std::nullopt;
+  if (r.outcome != reduction::verdict::open || dp.where != backend::cpu || dp.out_of_range) return std::nullopt;
   const double fill = std::max(fill_least_seconds, double(r.weights.size()) * fill_seconds_per_item);
   const double early = dp.estimate * (dp.balanced ? balanced_early_share : bitset_early_share);
-  return early >= fill && log2_expected_solutions(r) >= fill_least_log2_solutions;
+  if (early < fill) return std::nullopt;
+  const double expected = log2_expected_solutions(r);
+  if (expected < fill_least_log2_solutions) return std::nullopt;
+  return expected;
 }
 
-void fill_first(const reduction& r, choice& c) {
-  const double expected = log2_expected_solutions(r);
+void fill_first(double expected, choice& c) {
   char text[160];
   std::snprintf(text, sizeof text,
                 "; about 2^%.0f solutions expected, so a greedy fill with an exact core tries first "
@@ -327,7 +330,8 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
   std::optional<choice> dp;
   dense_plan dense;
   if (which != backend::cuda) dp = dp_choice(p, totals, left, r, options, measured, dense);
-  const bool fill = dp && !fill_tried && !host_tried && which != backend::cuda && fill_pays(r, options, *dp);
+  std::optional<double> fill;  // the solutions expected, where the greedy fill goes first
+  if (dp && !fill_tried && !host_tried && which != backend::cuda) fill = fill_pays(r, options, *dp);
   if (dp && which == backend::automatic && !fill) {
     dp = device_dp_if_it_pays(p, totals, r, options, probe, std::move(*dp), host_tried);
   }
@@ -380,7 +384,7 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
     c.reason = "the reductions answer it without any list: " + joined(r.applied);
   }
   refuse_out_of_reach(c, left, r, options, host, open);
-  if (fill) fill_first(r, c);
+  if (fill) fill_first(*fill, c);
   if (!options.checkpoint.empty() && !c.settled && !c.out_of_range &&
       !(c.where == backend::cpu && c.algo == algorithm::four_list)) {
     c.reason += "; no checkpoint: only the host four-list keeps its progress, this plan runs in one piece";

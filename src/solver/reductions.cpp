@@ -146,7 +146,7 @@ reduction reduce_zero_sum(const problem& p, reduction r, uint128 g) {
 
 // Items that share a divisor (divisor_groups.hpp): an infeasible verdict settles any solve; a
 // subset only a decision, since a count needs every subset.
-void settle_by_divisor_groups(const problem& p, reduction& r, bool counting) {
+void apply_divisor_groups(const problem& p, reduction& r, bool counting) {
   // Where a table over every sum takes under a millisecond (2^20 word operations), the search
   // for groups (about 0.05 ms on 1000 small weights) is not worth starting.
   if (double(r.weights.size()) * double(r.bound) < 64.0 * double(1 << 20)) return;
@@ -225,7 +225,7 @@ reduction reduce(const problem& p, const flipped_totals& totals, bool counting, 
                         "k heaviest fall short");
     return r;
   }
-  if (divisor_groups) settle_by_divisor_groups(p, r, counting);
+  if (divisor_groups) apply_divisor_groups(p, r, counting);
   return r;
 }
 
