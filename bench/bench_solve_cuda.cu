@@ -13,7 +13,9 @@
 // long_no_instance, weights of 62 - bit_width(n) bits so that the total stays below 2^62),
 // so that two-list and four-list are compared over the whole search at n = 64, and the
 // four-list's n = 72 goal is measured (solve/none/ssum_cuda_four_list_large: one iteration,
-// filter it in or out by name).
+// filter it in or out by name). "none_wide" is the same no-instance with weights of 66 bits
+// (the tests' wide_no_instance): its total passes 2^64, so the two-list's whole search at
+// n = 64 runs in 128-bit sums, beside the 64-bit one (solve/none/ssum_cuda/64).
 // Whole-call wall time per iteration; ssum's per-stage seconds as counters.
 // Plot: scripts/plot-solve BENCH_JSON docs/solve-time.png
 #include <benchmark/benchmark.h>
@@ -38,6 +40,7 @@
 namespace {
 
 ssum::problem make_instance(const std::string& cls, std::size_t n) {
+  if (cls == "none_wide") return ssum_test::wide_no_instance(n, 66, 2026);
   if (cls != "none") return ssum::generate(cls, n, std::nullopt, 2026);
   return ssum_test::long_no_instance(n, 62 - int(std::bit_width(n)), 2026);
 }
@@ -159,11 +162,13 @@ int main(int argc, char** argv) {
     }
   }
   // The whole search at n = 64 by both algorithms, the two-list at n = 66 (its largest), and
-  // the four-list alone at n = 72.
-  for (const auto& [who, fn, n] : {std::make_tuple("ssum_cuda", ssum_cuda, 64), std::make_tuple("ssum_cuda", ssum_cuda, 66),
-                                   std::make_tuple("ssum_cuda_four_list", ssum_cuda_four_list, 64),
-                                   std::make_tuple("ssum_cuda_four_list_large", ssum_cuda_four_list, 72)}) {
-    benchmark::RegisterBenchmark((std::string("solve/none/") + who).c_str(), fn, "none")
+  // the four-list alone at n = 72; the two-list's at n = 64 in 128-bit sums next to its 64-bit one.
+  for (const auto& [cls, who, fn, n] :
+       {std::make_tuple("none", "ssum_cuda", ssum_cuda, 64), std::make_tuple("none_wide", "ssum_cuda", ssum_cuda, 64),
+        std::make_tuple("none", "ssum_cuda", ssum_cuda, 66),
+        std::make_tuple("none", "ssum_cuda_four_list", ssum_cuda_four_list, 64),
+        std::make_tuple("none", "ssum_cuda_four_list_large", ssum_cuda_four_list, 72)}) {
+    benchmark::RegisterBenchmark((std::string("solve/") + cls + "/" + who).c_str(), fn, cls)
         ->Arg(n)
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime()

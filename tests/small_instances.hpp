@@ -124,4 +124,31 @@ inline ssum::problem long_no_instance(std::size_t n, int bits, std::uint64_t see
   return p;
 }
 
+// 128-bit draws for weights past 64 bits.
+inline ssum::uint128 random_uint128(std::mt19937_64& rng) { return (ssum::uint128(rng()) << 64) | rng(); }
+
+/// A magnitude of exactly `bits` bits (its top bit set), bits in [1, 127].
+inline ssum::int128 magnitude_of_bits(std::mt19937_64& rng, int bits) {
+  const ssum::uint128 top = ssum::uint128(1) << (bits - 1);
+  return ssum::int128(top | (random_uint128(rng) & (top - 1)));
+}
+
+/// A no-instance of n items of about `bits` bits (bits in [8, 124]; the total, about
+/// n x 2^bits, must stay below 2^127) that no reduction settles, as long_no_instance past 62
+/// bits: weights that are multiples of 3 but one that is 1 more, and a target 2 more than a
+/// multiple of 3.
+inline ssum::problem wide_no_instance(std::size_t n, int bits, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  ssum::problem p;
+  ssum::int128 total = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const ssum::int128 a = magnitude_of_bits(rng, bits - 2);  // in [2^(bits-3), 2^(bits-2))
+    p.weights.push_back(3 * a + (i == 0 ? 1 : 0));
+    total += p.weights.back();
+  }
+  const ssum::int128 half = total / 2;
+  p.target = half - half % 3 + 2;
+  return p;
+}
+
 }  // namespace ssum_test

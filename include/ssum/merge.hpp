@@ -121,7 +121,10 @@ std::size_t merge_path_partition(const cpu& policy, AIt a, std::size_t na, BAt b
 //   merge_generated_batch     the same types and comparators, generator plus_constant<T>; up
 //                             to four merges share one launch (merges small enough to be
 //                             latency-bound overlap);
-//   merge_by_key              keys as above, values uint32 or uint64.
+//   merge_by_key              keys as above, values uint32 or uint64;
+//   ssum::uint128             merge, merge_generated (both generators), merge_generated_batch
+//                             and merge_path_partition with ssum::less only (the two-list's
+//                             sums past 2^64); no merge_by_key.
 // Work O(na + nb), depth O(log(na + nb)); scratch of 8 bytes per tile of a few thousand
 // outputs (under 0.1% of the data), from the stream-ordered pool. How the tiles are cut and
 // merged: docs/primitives.md.
@@ -133,7 +136,8 @@ namespace ssum {
 namespace detail {
 template <class T, class Compare>
 inline constexpr bool cuda_merge_supported =
-    cuda_key<T> && (std::is_same_v<Compare, less> || std::is_same_v<Compare, greater>);
+    (cuda_key<T> && (std::is_same_v<Compare, less> || std::is_same_v<Compare, greater>)) ||
+    (cuda_wide_key<T> && std::is_same_v<Compare, less>);
 template <class V>
 inline constexpr bool cuda_merge_value = std::is_same_v<V, std::uint32_t> || std::is_same_v<V, std::uint64_t>;
 template <class T, class BAt>
@@ -168,7 +172,7 @@ void merge(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::
 template <class K, class V, class Compare = less>
 void merge_by_key(const cuda& policy, const K* d_a_keys, const V* d_a_values, std::size_t na, const K* d_b_keys,
                   const V* d_b_values, std::size_t nb, K* d_out_keys, V* d_out_values, Compare comp = {}) {
-  static_assert(detail::cuda_merge_supported<K, Compare> && detail::cuda_merge_value<V>,
+  static_assert(detail::cuda_merge_supported<K, Compare> && detail::cuda_key<K> && detail::cuda_merge_value<V>,
                 "no CUDA merge_by_key for this key/value/comparator (see merge.hpp)");
   detail::cuda_merge_by_key(policy, d_a_keys, d_a_values, na, d_b_keys, d_b_values, nb, d_out_keys, d_out_values, comp);
 }

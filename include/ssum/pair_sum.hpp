@@ -72,8 +72,8 @@ any_pair_match find_any_pair_sum(const cpu& policy, const T* a, std::size_t na, 
 }  // namespace ssum
 
 // ---- CUDA ----------------------------------------------------------------------------
-// Device pointers for a and b; ts is a HOST array. T in int32, int64, uint32, uint64, with
-// the host's exact semantics (counts wrap modulo 2^64 past that). Every call returns a host
+// Device pointers for a and b; ts is a HOST array. T in int32, int64, uint32, uint64 and
+// ssum::uint128 (the two-list's sums past 2^64), with the host's exact semantics (counts wrap modulo 2^64 past that). Every call returns a host
 // value, so it waits for the policy's stream. The match find_pair_sum returns is always the
 // one with the smallest a index (and that a's first partner), run to run; find_any_pair_sum's
 // that of the first target with a match. How the walk is tiled: docs/primitives.md.
@@ -97,14 +97,16 @@ any_pair_match cuda_find_any_pair_sum(const cuda& policy, const T* d_a, std::siz
 /// Waits for the stream (returns a host value).
 template <class T>
 pair_match find_pair_sum(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb, T t) {
-  static_assert(detail::cuda_integer_key<T>, "no CUDA find_pair_sum for this type (see pair_sum.hpp)");
+  static_assert(detail::cuda_integer_key<T> || detail::cuda_wide_key<T>,
+                "no CUDA find_pair_sum for this type (see pair_sum.hpp)");
   return detail::cuda_find_pair_sum(policy, d_a, na, d_b, nb, t);
 }
 
 /// Waits for the stream (returns a host value).
 template <class T>
 std::uint64_t count_pair_sums(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb, T t) {
-  static_assert(detail::cuda_integer_key<T>, "no CUDA count_pair_sums for this type (see pair_sum.hpp)");
+  static_assert(detail::cuda_integer_key<T> || detail::cuda_wide_key<T>,
+                "no CUDA count_pair_sums for this type (see pair_sum.hpp)");
   return detail::cuda_count_pair_sums(policy, d_a, na, d_b, nb, t);
 }
 
@@ -112,7 +114,8 @@ std::uint64_t count_pair_sums(const cuda& policy, const T* d_a, std::size_t na, 
 template <class T>
 any_pair_match find_any_pair_sum(const cuda& policy, const T* d_a, std::size_t na, const T* d_b, std::size_t nb,
                                  const T* ts, std::size_t k) {
-  static_assert(detail::cuda_integer_key<T>, "no CUDA find_any_pair_sum for this type (see pair_sum.hpp)");
+  static_assert(detail::cuda_integer_key<T> || detail::cuda_wide_key<T>,
+                "no CUDA find_any_pair_sum for this type (see pair_sum.hpp)");
   return detail::cuda_find_any_pair_sum(policy, d_a, na, d_b, nb, ts, k);
 }
 

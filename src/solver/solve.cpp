@@ -71,7 +71,7 @@ double planned_bytes_of(const problem& original, const detail::choice& c, const 
   const detail::reduction& r = c.reduced;
   if (c.where == backend::cuda) {
     if (c.algo == algorithm::dynamic_programming) return detail::dp_cuda_planned_bytes(r);
-    return c.algo == algorithm::two_list ? detail::two_list_merging_planned_bytes(p.weights.size()) : 0;
+    return c.algo == algorithm::two_list ? detail::two_list_merging_planned_bytes(p, c.totals) : 0;
   }
   switch (c.algo) {
     case algorithm::dynamic_programming:

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "ssum/detail/cpu_team.hpp"
+#include "ssum/int128.hpp"
 #include "ssum/merge_path.hpp"
 
 namespace ssum::detail {
@@ -199,8 +200,12 @@ void cpu_merge_by_key(unsigned threads, std::size_t grain, const K* a, const V* 
 
 // ---- equal pairs: a + b = t ------------------------------------------------------------
 
+// std::is_integral and std::is_unsigned leave out the 128-bit integers in strict C++ modes.
 template <class T>
-inline constexpr bool pair_sum_type = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+inline constexpr bool pair_sum_unsigned = std::is_unsigned_v<T> || std::is_same_v<T, uint128>;
+template <class T>
+inline constexpr bool pair_sum_type =
+    (std::is_integral_v<T> && !std::is_same_v<T, bool>) || std::is_same_v<T, int128> || std::is_same_v<T, uint128>;
 
 /// C = t - (b[lo, hi) reversed): c(j) = t - b[hi - 1 - j], ascending when b is.
 template <class T>
@@ -217,7 +222,7 @@ struct pair_sum_view {
 template <class T>
 std::pair<std::size_t, std::size_t> cpu_pair_sum_clip(const T* b, std::size_t nb, T t) {
   using lim = std::numeric_limits<T>;
-  if constexpr (std::is_unsigned_v<T>) {
+  if constexpr (pair_sum_unsigned<T>) {
     return {0, static_cast<std::size_t>(std::upper_bound(b, b + nb, t) - b)};  // need b <= t
   } else if (t >= 0) {
     const T low = static_cast<T>(t - lim::max());  // need t - b <= max: b >= t - max

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "ssum/int128.hpp"
+
 namespace ssum::detail {
 
 template <class T>
@@ -11,6 +13,10 @@ inline constexpr bool cuda_integer_key = std::is_same_v<T, std::int32_t> || std:
                                          std::is_same_v<T, std::int64_t> || std::is_same_v<T, std::uint64_t>;
 template <class T>
 inline constexpr bool cuda_key = cuda_integer_key<T> || std::is_same_v<T, float> || std::is_same_v<T, double>;
+/// The 128-bit sums of the two-list past 2^64: only the merges (ascending) and the pair sums
+/// that it runs on are compiled for them.
+template <class T>
+inline constexpr bool cuda_wide_key = std::is_same_v<T, uint128>;
 
 }  // namespace ssum::detail
 

@@ -116,4 +116,19 @@ SSUM_FOR_EACH_CUDA_KEY(SSUM_MERGE_TYPE)
 #undef SSUM_MERGE_TYPE
 #undef SSUM_MERGE_KEYS
 
+// The two-list's 128-bit sums: key-only merges, ascending (merge.hpp).
+template void cuda_merge<uint128, less>(const cuda&, const uint128*, std::size_t, const uint128*, std::size_t,
+                                        uint128*, less);
+template void cuda_merge_generated<uint128, plus_constant<uint128>, less>(const cuda&, const uint128*, std::size_t,
+                                                                          plus_constant<uint128>, std::size_t,
+                                                                          uint128*, less);
+template void cuda_merge_generated<uint128, minus_reversed<uint128>, less>(const cuda&, const uint128*, std::size_t,
+                                                                           minus_reversed<uint128>, std::size_t,
+                                                                           uint128*, less);
+template void cuda_merge_generated_batch<uint128, plus_constant<uint128>, less>(
+    const cuda&, const generated_merge<uint128, plus_constant<uint128>>*, std::size_t, less);
+template std::size_t cuda_merge_path_partition<uint128, less>(const cuda&, const uint128*, std::size_t,
+                                                              const uint128*, std::size_t, std::size_t,
+                                                              std::size_t*, less);
+
 }  // namespace ssum::detail

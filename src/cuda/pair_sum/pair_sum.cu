@@ -98,6 +98,7 @@ std::uint64_t cuda_count_pair_sums(const cuda& policy, const T* d_a, std::size_t
   template any_pair_match cuda_find_any_pair_sum<T>(const cuda&, const T*, std::size_t, const T*, std::size_t,     \
                                                     const T*, std::size_t);
 SSUM_FOR_EACH_CUDA_INTEGER_KEY(SSUM_PAIR_SUMS)
+SSUM_PAIR_SUMS(uint128)  // the two-list's sums past 2^64
 #undef SSUM_PAIR_SUMS
 
 }  // namespace ssum::detail

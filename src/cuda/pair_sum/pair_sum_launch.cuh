@@ -30,11 +30,13 @@ namespace ssum::cuda_detail {
 /// stages per block (two 47 KiB stages of 8-byte keys, 94 KiB). min_blocks: the registers
 /// are capped so that the blocks resident per SM stay what the shared memory allows (the
 /// several-target walk, left alone, took more registers and ran 1.6x slower); the classic
-/// fallback runs with the same cap.
+/// fallback runs with the same cap. 16-byte keys (the two-list's sums past 2^64; not
+/// measured yet): 256 x 11, so that two blocks of two 45 KiB stages fit an SM (256 x 23 would
+/// take 188 KiB for one block) and the classic tile stays within 48 KiB of shared memory.
 template <class T>
 struct pair_sum_tuning {
   static constexpr int threads = 256;
-  static constexpr int items = sizeof(T) >= 8 ? 23 : 15;
+  static constexpr int items = sizeof(T) >= 16 ? 11 : sizeof(T) >= 8 ? 23 : 15;
   static constexpr int stages = 2;
   static constexpr int min_blocks = sizeof(T) >= 8 ? 2 : 3;
   static constexpr std::size_t tile = std::size_t(threads) * items;

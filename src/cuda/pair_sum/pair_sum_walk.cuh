@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "cuda/merge/merge_partition.cuh"
+#include "ssum/detail/cpu_merge.hpp"
 #include "ssum/functional.hpp"
 
 namespace ssum::cuda_detail {
@@ -176,7 +177,7 @@ struct pair_sum_bound {
 template <class T>
 pair_sum_bound<T> pair_sum_bound_for(T t) {
   using lim = std::numeric_limits<T>;
-  if constexpr (std::is_unsigned_v<T>) {
+  if constexpr (detail::pair_sum_unsigned<T>) {  // uint128 too, which std::is_unsigned leaves out
     return {false, t};  // t - b must not wrap: b <= t
   } else if (t >= 0) {
     return {true, static_cast<T>(t - lim::max())};  // t - b <= max: b >= t - max

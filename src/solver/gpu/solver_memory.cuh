@@ -53,9 +53,10 @@ class device_memory {
   device_memory(int device, cudaStream_t stream)
       : device_(device), stream_(stream), slot_(arena::instance().for_device(device)), hold_(slot_.busy) {}
 
+  template <class Sum>
   struct buffer {
-    std::uint64_t* data;
-    std::uint64_t* get() const { return data; }
+    Sum* data;
+    Sum* get() const { return data; }
   };
   void reserve(double bytes) {
     const std::size_t want = static_cast<std::size_t>(bytes);
@@ -84,14 +85,23 @@ class device_memory {
     used_ += bytes;
     return p;
   }
-  buffer alloc(std::size_t elements) { return buffer{alloc_array<std::uint64_t>(elements)}; }
+  // The two-list's lists, of 64-bit or 128-bit sums (256-byte aligned, as every piece).
+  template <class Sum>
+  buffer<Sum> alloc(std::size_t elements) {
+    return buffer<Sum>{alloc_array<Sum>(elements)};
+  }
   // The first levels of a list, by one block (first_subset_sums.cuh).
-  std::size_t first_sums_items() const { return first_subset_sums_max_items; }
-  void write_first_sums(const std::uint64_t* w, std::size_t m, std::uint64_t* out) const {
+  template <class Sum>
+  std::size_t first_sums_items() const {
+    return first_subset_sums_items_for<Sum>();
+  }
+  template <class Sum>
+  void write_first_sums(const Sum* w, std::size_t m, Sum* out) const {
     launch_first_subset_sums(w, m, out, stream_);
   }
-  std::uint64_t read(const std::uint64_t* p, std::size_t k) const {
-    std::uint64_t v = 0;
+  template <class Sum>
+  Sum read(const Sum* p, std::size_t k) const {
+    Sum v = 0;
     SSUM_CUDA_CHECK(cudaMemcpyAsync(&v, p + k, sizeof v, cudaMemcpyDeviceToHost, stream_));
     SSUM_CUDA_CHECK(cudaStreamSynchronize(stream_));
     return v;

@@ -22,6 +22,9 @@ namespace ssum::detail {
 /// (level k merges 2^(k+1) sums).
 inline double generation_weight(std::size_t items) { return std::ldexp(2.0, int(items)) - 2; }
 
+/// Whether the flipped sums need 128 bits: the total |w| (the largest of them) passes 2^64 - 1.
+inline bool needs_wide_sums(const flipped_totals& totals) { return totals.total_abs > uint128(UINT64_MAX); }
+
 template <class Sum>
 struct flipped_instance {
   std::vector<Sum> weights;        // |w_i|

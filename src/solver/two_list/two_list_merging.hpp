@@ -18,8 +18,11 @@
 //               meet-in-the-middle (two_list_instance.hpp).
 // The stages are named functions below: generate_merged_lists, count_shifted, search_shifted,
 // then recover_subset (recover.hpp); two_list_by_merging runs them in order.
-// Sums are 64-bit. Memory: where the lists live and how single values are read, given by
-// the caller (device_memory in src/solver/gpu/solver_memory.cuh; host_memory in the tests).
+// Sums are std::uint64_t while the total |weight| fits 64 bits and ssum::uint128 beyond (up to
+// 2^127, as the host two-list): the wide lists cost twice the memory and traffic, so the
+// narrow path stays for every instance that fits it. Memory: where the lists live and how
+// single values are read, given by the caller (device_memory in
+// src/solver/gpu/solver_memory.cuh; host_memory in the tests).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -39,22 +42,36 @@
 
 namespace ssum::detail {
 
-/// Bytes two_list_by_merging plans for n items: both lists of 64-bit sums and one half-size
-/// merge buffer, plus the merges' tile splits (one 8-byte split per 2816 outputs on CUDA).
-inline double two_list_merging_planned_bytes(std::size_t n) {
+/// Bytes two_list_by_merging plans for n items with sums of sum_bytes each (8, or 16 where
+/// the total |weight| passes 2^64: two_list_merging_sum_bytes): both lists and one half-size
+/// merge buffer, plus the merges' tile splits (one 8-byte split per 2816 outputs on CUDA, at
+/// most 0.3% of 8-byte sums).
+inline double two_list_merging_planned_bytes(std::size_t n, std::size_t sum_bytes = sizeof(std::uint64_t)) {
   const std::size_t na = n / 2, nb = n - na;
   // The lists hold all but the last item of each half (see "last level" above).
   const int la = int(na > 0 ? na - 1 : 0), lb = int(nb > 0 ? nb - 1 : 0);
   const double lists = std::ldexp(1.0, la) + std::ldexp(1.0, lb);
   const double scratch = std::ldexp(1.0, std::max(la, lb)) / 2;
-  return (lists + scratch) * sizeof(std::uint64_t) * 1.003 + 4096;
+  return (lists + scratch) * double(sum_bytes) * 1.003 + 4096;
 }
 
-/// Why the merging two-list cannot take `p` (its sums are 64-bit, its lists at most 2^32, its
-/// counts 64-bit), or nullptr when it can. One rule for the solver and for backend::automatic.
+/// Bytes of one sum of the merging two-list for these totals: 8 while they fit 64 bits, else 16.
+inline std::size_t two_list_merging_sum_bytes(const flipped_totals& totals) {
+  return needs_wide_sums(totals) ? sizeof(uint128) : sizeof(std::uint64_t);
+}
+
+/// The plan for `p` with its totals (totals_of(p)): the sums' width taken into account.
+inline double two_list_merging_planned_bytes(const problem& p, const flipped_totals& totals) {
+  return two_list_merging_planned_bytes(p.weights.size(), two_list_merging_sum_bytes(totals));
+}
+
+/// Why the merging two-list cannot take `p` (its sums are at most 127 bits, its lists at most
+/// 2^32, its counts 64-bit), or nullptr when it can. One rule for the solver and for
+/// backend::automatic.
 inline const char* two_list_merging_refusal(const problem& p, const flipped_totals& totals, bool count) {
-  if (totals.total_abs > std::numeric_limits<std::uint64_t>::max()) {
-    return "the merging two-list needs the total |weight| below 2^64; use --backend cpu";
+  // totals_of refuses these already (input_error); kept so that the rule stands on its own.
+  if (totals.total_abs > max_weight_total) {
+    return "the merging two-list needs the total |weight| below 2^127";
   }
   // Lists of 2^32 sums at most (n = 66: the lists leave out one item per half).
   if (p.weights.size() > 66) return "the merging two-list takes at most 66 items";
@@ -83,20 +100,21 @@ struct merging_meter {
 // them) through a scratch buffer: the first levels at once by the memory's write_first_sums
 // (on CUDA one block in shared memory), the rest one item per merge; level k lives in the
 // buffer of parity (count - k), so that level `count` is `list`.
+template <class Sum>
 struct list_generation {
-  const std::uint64_t* w;
+  const Sum* w;
   std::size_t count;
-  std::uint64_t* list;
+  Sum* list;
   const char* stage;
-  std::size_t level = 0;         // the level held in `cur`
-  std::uint64_t* cur = nullptr;  // null until started
-  std::uint64_t* nxt = nullptr;
+  std::size_t level = 0;  // the level held in `cur`
+  Sum* cur = nullptr;     // null until started
+  Sum* nxt = nullptr;
 };
 
 // Starts g: its first levels into the buffer that their parity asks for, `scratch` or g.list.
-template <class Memory>
-void start_generation(Memory& memory, list_generation& g, std::uint64_t* scratch) {
-  const std::size_t first = std::min(g.count, memory.first_sums_items());
+template <class Memory, class Sum>
+void start_generation(Memory& memory, list_generation<Sum>& g, Sum* scratch) {
+  const std::size_t first = std::min(g.count, memory.template first_sums_items<Sum>());
   g.cur = (g.count - first) % 2 == 0 ? g.list : scratch;
   g.nxt = (g.count - first) % 2 == 0 ? scratch : g.list;
   memory.write_first_sums(g.w, first, g.cur);
@@ -104,19 +122,19 @@ void start_generation(Memory& memory, list_generation& g, std::uint64_t* scratch
 }
 
 // The next level of each of gs[0, k) in one merge_generated_batch (one launch pair on CUDA).
-template <class Policy>
-void generate_level(const Policy& policy, list_generation* const* gs, std::size_t k, const solve_options& options,
-                    merging_meter& meter) {
+template <class Policy, class Sum>
+void generate_level(const Policy& policy, list_generation<Sum>* const* gs, std::size_t k,
+                    const solve_options& options, merging_meter& meter) {
   check_cancel(options);
-  generated_merge<std::uint64_t, plus_constant<std::uint64_t>> merges[2];
+  generated_merge<Sum, plus_constant<Sum>> merges[2];
   for (std::size_t x = 0; x < k; ++x) {
-    const list_generation& g = *gs[x];
+    const list_generation<Sum>& g = *gs[x];
     const std::size_t size = std::size_t{1} << g.level;
-    merges[x] = {g.cur, size, plus_constant<std::uint64_t>{g.cur, g.w[g.level]}, size, g.nxt};
+    merges[x] = {g.cur, size, plus_constant<Sum>{g.cur, g.w[g.level]}, size, g.nxt};
   }
   merge_generated_batch(policy, merges, k);
   for (std::size_t x = 0; x < k; ++x) {
-    list_generation& g = *gs[x];
+    list_generation<Sum>& g = *gs[x];
     std::swap(g.cur, g.nxt);
     ++g.level;
     meter.done += std::ldexp(2.0, int(g.level - 1));
@@ -128,21 +146,22 @@ void generate_level(const Policy& policy, list_generation* const* gs, std::size_
 // side by side, a merge of each per launch (small levels are latency-bound: together they
 // overlap), each list's odd levels (at most 2^(count - 3) elements) in its own half of scratch;
 // then the last two levels of A, then of B, each with all of scratch.
-template <class Policy, class Memory>
-void generate_merged_lists(const Policy& policy, Memory& memory, list_generation& a, list_generation& b,
-                   std::uint64_t* scratch, std::size_t scratch_size, const solve_options& options, merging_meter& meter) {
-  list_generation* both[2] = {&a, &b};
-  const std::size_t first = memory.first_sums_items();
+template <class Policy, class Memory, class Sum>
+void generate_merged_lists(const Policy& policy, Memory& memory, list_generation<Sum>& a, list_generation<Sum>& b,
+                           Sum* scratch, std::size_t scratch_size, const solve_options& options,
+                           merging_meter& meter) {
+  list_generation<Sum>* both[2] = {&a, &b};
+  const std::size_t first = memory.template first_sums_items<Sum>();
   // Side by side only for lists with two levels or more past the first ones: their first
   // levels then land in the list or in (at most 2^(count - 3) elements of) their half.
   std::size_t joint = 0;
-  list_generation* side[2];
-  for (list_generation* g : both) {
+  list_generation<Sum>* side[2];
+  for (list_generation<Sum>* g : both) {
     if (g->count >= first + 2) side[joint++] = g;
   }
   for (std::size_t x = 0; x < joint; ++x) start_generation(memory, *side[x], scratch + x * (scratch_size / 2));
   while (true) {
-    list_generation* ready[2];
+    list_generation<Sum>* ready[2];
     std::size_t k = 0;
     for (std::size_t x = 0; x < joint; ++x) {
       if (side[x]->level + 2 < side[x]->count) ready[k++] = side[x];
@@ -151,7 +170,7 @@ void generate_merged_lists(const Policy& policy, Memory& memory, list_generation
     generate_level(policy, ready, k, options, meter);
   }
   // Each list alone to its end (a side-by-side one holds level count - 2 in its list now).
-  for (list_generation* g : both) {
+  for (list_generation<Sum>* g : both) {
     if (g->cur == nullptr) {
       start_generation(memory, *g, scratch);
     } else {
@@ -162,17 +181,18 @@ void generate_merged_lists(const Policy& policy, Memory& memory, list_generation
 }
 /// The half-size lists A' and B' (each half's last item left out) and the four shifts that
 /// stand for the left-out items: a + b = t has a' + b' = t - da - db for exactly one shift.
+template <class Sum>
 struct shifted_lists {
   // (what the left-out items add to a, to b). A shift past t cannot match (sums are
   // non-negative) and would wrap around in unsigned arithmetic: skipped.
   struct shift {
-    std::uint64_t da, db;
+    Sum da, db;
   };
-  const std::uint64_t* a;
+  const Sum* a;
   std::size_t size_a;
-  const std::uint64_t* b;
+  const Sum* b;
   std::size_t size_b;
-  std::uint64_t t;
+  Sum t;
   std::size_t na_items, nb_items;
   shift shifts[4];
   int shift_count;
@@ -183,29 +203,30 @@ struct shifted_lists {
 
 /// count: how many pairs of A' x B' match over all shifts (the flipped empty subset's pair
 /// included); 64-bit, as two_list_merging_refusal requires.
-template <class Policy>
-std::uint64_t count_shifted(const Policy& policy, const shifted_lists& l, const solve_options& options) {
+template <class Policy, class Sum>
+std::uint64_t count_shifted(const Policy& policy, const shifted_lists<Sum>& l, const solve_options& options) {
   std::uint64_t c = 0;
   for (int k = 0; k < l.shift_count; ++k) {
     check_cancel(options);  // between the (at most four) counts
-    const shifted_lists::shift s = l.at(k);
+    const typename shifted_lists<Sum>::shift s = l.at(k);
     if (l.fits(s)) c += count_pair_sums(policy, l.a, l.size_a, l.b, l.size_b, l.t - s.da - s.db);
   }
   return c;
 }
 
 /// What search_shifted found: two half-sums (the left-out items added back) with a + b = t.
+template <class Sum>
 struct merged_hit {
   bool found = false;
-  std::uint64_t a = 0, b = 0;
+  Sum a = 0, b = 0;
 };
 
 /// search: a match over all shifts that is not only the empty subset's pair (zero-sum).
-template <class Policy, class Memory>
-merged_hit search_shifted(const Policy& policy, Memory& memory, const shifted_lists& l,
-                          const flipped_instance<std::uint64_t>& inst, const solve_options& options) {
-  using sum_t = std::uint64_t;
-  using shift = shifted_lists::shift;
+template <class Policy, class Memory, class Sum>
+merged_hit<Sum> search_shifted(const Policy& policy, Memory& memory, const shifted_lists<Sum>& l,
+                               const flipped_instance<Sum>& inst, const solve_options& options) {
+  using sum_t = Sum;
+  using shift = typename shifted_lists<Sum>::shift;
   const sum_t* a = l.a;
   const sum_t* b = l.b;
   const std::size_t size_a = l.size_a, size_b = l.size_b;
@@ -259,23 +280,20 @@ merged_hit search_shifted(const Policy& policy, Memory& memory, const shifted_li
   return {found, found_a, found_b};
 }
 
-/// Memory (the caller's): void reserve(double bytes) before any alloc (the plan's total);
-/// buffer alloc(std::size_t elements) with buffer::get() -> std::uint64_t*;
-/// std::size_t first_sums_items() and void write_first_sums(const std::uint64_t* w,
-/// std::size_t m, std::uint64_t* out) (out[0, 2^m) = the sorted subset sums of w[0, m),
-/// m <= first_sums_items(), w on the host); std::uint64_t read(const std::uint64_t*,
+/// Memory (the caller's), for Sum = std::uint64_t and ssum::uint128: void reserve(double
+/// bytes) before any alloc (the plan's total); alloc<Sum>(std::size_t elements) returning a
+/// buffer whose get() is a Sum*; std::size_t first_sums_items<Sum>() and void
+/// write_first_sums(const Sum* w, std::size_t m, Sum* out) (out[0, 2^m) = the sorted subset
+/// sums of w[0, m), m <= first_sums_items<Sum>(), w on the host); Sum read(const Sum*,
 /// std::size_t); void sync(); double available_bytes().
-/// totals: totals_of(p), computed once by the caller. host_threads: the host's share, the
-/// certificate's two halves side by side (0 or 2 and more) or one after the other (1).
-template <class Policy, class Memory>
-solution two_list_by_merging(const Policy& policy, Memory& memory, const problem& p, const flipped_totals& totals,
-                             const solve_options& options, const char* backend_name, unsigned host_threads = 0) {
-  using sum_t = std::uint64_t;
-  const auto start = clock_type::now();
+/// The whole search in sums of Sum, once the refusal and the out-of-range answer are past
+/// (two_list_by_merging picks Sum). `start`: when the solve began.
+template <class Sum, class Policy, class Memory>
+solution two_list_merging_in(const Policy& policy, Memory& memory, const problem& p, const flipped_totals& totals,
+                             const solve_options& options, const char* backend_name, unsigned host_threads,
+                             clock_type::time_point start) {
+  using sum_t = Sum;
   const std::size_t n = p.weights.size();
-
-  if (const char* why = two_list_merging_refusal(p, totals, options.count)) throw backend_unavailable(why);
-  if (totals.out_of_range()) return out_of_range_answer("two-list", backend_name, 0, options, start);
   const bool two_host_threads = host_threads != 1;
   solution result;
   result.algorithm = "two-list";
@@ -289,7 +307,7 @@ solution two_list_by_merging(const Policy& policy, Memory& memory, const problem
   const std::size_t size_a = std::size_t{1} << held_a, size_b = std::size_t{1} << held_b;
 
   // Memory, planned before allocating: both lists and one half-size merge buffer.
-  const double bytes = two_list_merging_planned_bytes(n);
+  const double bytes = two_list_merging_planned_bytes(n, sizeof(sum_t));
   check_plan_fits("the two-list algorithm", n, bytes, room_within(memory.available_bytes(), options));
   result.planned_bytes = static_cast<std::uint64_t>(bytes);
   memory.reserve(bytes);
@@ -299,14 +317,14 @@ solution two_list_by_merging(const Policy& policy, Memory& memory, const problem
   merging_meter meter{options};
   meter.total = generation_weight(held_a) + generation_weight(held_b) + walk_weight * (options.count ? 2 : 1);
   auto t0 = clock_type::now();
-  auto list_a = memory.alloc(size_a);
-  auto list_b = memory.alloc(size_b);
+  auto list_a = memory.template alloc<sum_t>(size_a);
+  auto list_b = memory.template alloc<sum_t>(size_b);
   {
     const std::size_t scratch_size = std::max(size_a, size_b) / 2 + 1;
-    auto scratch = memory.alloc(scratch_size);
+    auto scratch = memory.template alloc<sum_t>(scratch_size);
     // The weights stay on the host: each pass takes its w as an argument.
-    list_generation gen_a{inst.weights.data(), held_a, list_a.get(), "generate A"};
-    list_generation gen_b{inst.weights.data() + na_items, held_b, list_b.get(), "generate B"};
+    list_generation<sum_t> gen_a{inst.weights.data(), held_a, list_a.get(), "generate A"};
+    list_generation<sum_t> gen_b{inst.weights.data() + na_items, held_b, list_b.get(), "generate B"};
     generate_merged_lists(policy, memory, gen_a, gen_b, scratch.get(), scratch_size, options, meter);
     meter.done = generation_weight(held_a) + generation_weight(held_b);  // the first levels too
     memory.sync();
@@ -315,9 +333,9 @@ solution two_list_by_merging(const Policy& policy, Memory& memory, const problem
   check_cancel(options);
 
   const sum_t t = inst.target;
-  const shifted_lists lists{list_a.get(), size_a, list_b.get(), size_b, t, na_items, nb_items,
-                            {{0, 0}, {last_a, 0}, {0, last_b}, {last_a, last_b}},
-                            (na_items > 0 ? 2 : 1) * (nb_items > 0 ? 2 : 1)};
+  const shifted_lists<sum_t> lists{list_a.get(), size_a, list_b.get(), size_b, t, na_items, nb_items,
+                                   {{0, 0}, {last_a, 0}, {0, last_b}, {last_a, last_b}},
+                                   (na_items > 0 ? 2 : 1) * (nb_items > 0 ? 2 : 1)};
 
   if (options.count) {
     t0 = clock_type::now();
@@ -330,7 +348,7 @@ solution two_list_by_merging(const Policy& policy, Memory& memory, const problem
   }
 
   t0 = clock_type::now();
-  const merged_hit hit = search_shifted(policy, memory, lists, inst, options);
+  const merged_hit<sum_t> hit = search_shifted(policy, memory, lists, inst, options);
   result.seconds.search = seconds_since(t0);
   meter.done = meter.total;
   meter.report("search", 1.0);
@@ -344,6 +362,22 @@ solution two_list_by_merging(const Policy& policy, Memory& memory, const problem
   }
   result.seconds.total = seconds_since(start);
   return result;
+}
+
+/// The merging two-list on `policy` over `memory` (see two_list_merging_in): sums of 64 bits
+/// while the total |weight| fits them, of 128 bits beyond.
+/// totals: totals_of(p), computed once by the caller. host_threads: the host's share, the
+/// certificate's two halves side by side (0 or 2 and more) or one after the other (1).
+template <class Policy, class Memory>
+solution two_list_by_merging(const Policy& policy, Memory& memory, const problem& p, const flipped_totals& totals,
+                             const solve_options& options, const char* backend_name, unsigned host_threads = 0) {
+  const auto start = clock_type::now();
+  if (const char* why = two_list_merging_refusal(p, totals, options.count)) throw backend_unavailable(why);
+  if (totals.out_of_range()) return out_of_range_answer("two-list", backend_name, 0, options, start);
+  if (needs_wide_sums(totals)) {
+    return two_list_merging_in<uint128>(policy, memory, p, totals, options, backend_name, host_threads, start);
+  }
+  return two_list_merging_in<std::uint64_t>(policy, memory, p, totals, options, backend_name, host_threads, start);
 }
 
 /// The same, computing the totals (tests and callers outside ssum::solve).
