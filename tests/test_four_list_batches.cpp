@@ -1,138 +1,157 @@
 // The GPU four-list's batches (solver/four_list/four_list_batches.hpp) run here over a host emulation of
-// the device's steps: the same per-element rules (solver/four_list/four_list_window.hpp), a stable sort on
-// the top key bits followed by the run fix-up (as CUB's radix sort on those bits and the
-// sort_runs kernel), and the host pair searches. So the glue (batches, splits, the zero-sum
-// quadruple, counts, certificates, memory planning, cancel) is checked against brute force
-// and the host four-list on machines without a device.
+// the device's steps: the same per-element rules (solver/four_list/four_list_window.hpp: windows,
+// join keys, hash partitions), and a join per partition by a std::multiset. So the glue (batches,
+// splits, units and checkpoints, the zero-sum quadruple, counts, certificates, 64- and 128-bit
+// sums, memory planning, cancel) is checked against brute force and the host four-list on
+// machines without a device.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <cstdint>
+#include <filesystem>
+#include <map>
 #include <numeric>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "solver/four_list/four_list_batches.hpp"
+#include "solver/four_list/four_list_sorting.hpp"
 #include "small_instances.hpp"
 #include "ssum/ssum.hpp"
 
 namespace {
 
+namespace fs = std::filesystem;
 using ssum::int128;
-using ssum::detail::four_list_tuning;
+using ssum::uint128;
 using ssum::detail::four_list_side;
 using ssum::detail::four_list_slice;
+using ssum::detail::four_list_tuning;
 using ssum::detail::partner_window;
-using ssum::detail::partners_of;
-using ssum::detail::sort_run_at;
-using ssum::detail::window_sum;
 using ssum_test::brute_force_count;
 using ssum_test::describe;
 
+// What the emulated devices of one run saw.
+struct host_stats {
+  std::size_t partitions = 0, builds = 0, skip_finds = 0, cap = 0, wide_runs = 0;
+  std::size_t outer_splits[2] = {0, 0};  // batches over part of L1 (X), part of L3 (Y)
+  std::size_t largest_partition = 0;     // keys of X in one partition, the largest seen
+};
+
+struct host_setup {
+  host_stats* stats;
+  four_list_tuning tuning;
+  double room = 1e12;
+};
+
+template <class Sum>
 class host_device {
  public:
-  explicit host_device(four_list_tuning tuning = {}, double room = 1e12) : tuning_(tuning), room_(room) {}
+  explicit host_device(const host_setup& setup) : stats_(*setup.stats), tuning_(setup.tuning), room_(setup.room) {
+    if (sizeof(Sum) == 16) ++stats_.wide_runs;
+  }
 
   double available_bytes() const { return room_; }
-  std::size_t sort_temp_bytes(std::size_t cap) const { return cap / 16 + 4096; }  // CUB-like: grows with cap
-  void prepare(const ssum::detail::four_list_tables& tables, std::size_t cap, double arena_bytes) {
-    EXPECT_LE(arena_bytes, room_);
-    EXPECT_EQ(arena_bytes, ssum::detail::four_list_device_bytes(tables, cap, sort_temp_bytes(cap)));
-    tables_ = tables;
-    cap_ = cap;
+  static constexpr std::size_t preferred_batch() { return std::size_t{1} << 25; }
+  std::size_t scratch_bytes(const ssum::detail::four_list_tables<Sum>&, std::size_t cap) const {
+    return partitions_for(cap) * 8 + 4096;
   }
-  std::array<std::uint64_t, 2> sizes(const four_list_slice& x, const four_list_slice& y) {
-    ++sizes_calls;
+  void prepare(const ssum::detail::four_list_tables<Sum>& tables, std::size_t cap, double arena_bytes) {
+    EXPECT_LE(arena_bytes, room_);
+    EXPECT_EQ(arena_bytes, ssum::detail::four_list_device_bytes(tables, cap, scratch_bytes(tables, cap)));
+    tables_ = tables;
+    cap_ = stats_.cap = cap;
+    bits_ = std::countr_zero(partitions_for(cap));
+  }
+  std::array<std::uint64_t, 2> partition(const four_list_slice& x, const four_list_slice& y) {
+    ++stats_.partitions;
     const four_list_slice slices[2] = {x, y};
     std::array<std::uint64_t, 2> total{0, 0};
     for (int s = 0; s < 2; ++s) {
-      const four_list_side sd = side(s);
+      const four_list_side<Sum> sd = side(s);
       EXPECT_LE(slices[s].len, tables_.m);
       EXPECT_LT(slices[s].start, tables_.m);
-      if (slices[s].hi - slices[s].lo < sd.outer_size) ++outer_splits[s];
-      offsets_[s].assign(sd.outer_size + 1, 0);
+      if (slices[s].hi - slices[s].lo < sd.outer_size) ++stats_.outer_splits[s];
+      parts_[s].assign(std::size_t{1} << bits_, {});
       for (std::size_t i = 0; i < sd.outer_size; ++i) {
-        offsets_[s][i + 1] = offsets_[s][i] + partners_of(sd, slices[s], i).size();
+        const partner_window w = ssum::detail::partners_of(sd, slices[s], i);
+        for (std::uint64_t k = 0; k < w.size(); ++k) {
+          Sum key;
+          if (!ssum::detail::join_key(s, tables_.t, ssum::detail::window_sum(sd, i, w, k), key)) continue;
+          parts_[s][ssum::detail::partition_of(ssum::detail::join_hash(key), bits_)].push_back(key);
+          ++total[s];
+        }
       }
-      total[s] = offsets_[s].back();
     }
+    built_ = false;
     return total;
   }
-  void build(const four_list_slice& x, const four_list_slice& y) {
-    ++builds;
-    const four_list_slice slices[2] = {x, y};
+  void build() {
+    ++stats_.builds;
+    std::size_t sizes[2] = {0, 0};
     for (int s = 0; s < 2; ++s) {
-      const four_list_side sd = side(s);
-      std::vector<std::uint64_t>& out = keys_[s];
-      out.assign(offsets_[s].back(), 0);
-      EXPECT_LE(out.size(), cap_);
-      for (std::size_t i = 0; i < sd.outer_size; ++i) {
-        const partner_window w = partners_of(sd, slices[s], i);
-        EXPECT_EQ(w.size(), offsets_[s][i + 1] - offsets_[s][i]);
-        for (std::uint64_t k = 0; k < w.size(); ++k) out[offsets_[s][i] + k] = window_sum(sd, i, w, k);
-      }
-      sort(out, tables_.key_bits[s], s);
+      for (const auto& part : parts_[s]) sizes[s] += part.size();
+      EXPECT_LE(sizes[s], cap_) << "a batch beyond its capacity was built";
     }
-  }
-  ssum::pair_match find(std::size_t b, std::size_t e) {
-    EXPECT_LE(b, e);
-    EXPECT_LE(e, keys_[0].size());
-    if (b > 0 || e < keys_[0].size()) ++part_finds;
-    ssum::pair_match m =
-        ssum::find_pair_sum(ssum::cpu{1}, keys_[0].data() + b, e - b, keys_[1].data(), keys_[1].size(), tables_.t);
-    if (m.found) m.i += b;
-    return m;
+    for (const auto& part : parts_[0]) stats_.largest_partition = std::max(stats_.largest_partition, part.size());
+    built_ = true;
   }
   std::uint64_t count() {
-    return ssum::count_pair_sums(ssum::cpu{1}, keys_[0].data(), keys_[0].size(), keys_[1].data(), keys_[1].size(),
-                                 tables_.t);
+    EXPECT_TRUE(built_);
+    std::uint64_t matches = 0;
+    for (std::size_t p = 0; p < parts_[0].size(); ++p) {
+      std::map<Sum, std::uint64_t> xs;
+      for (const Sum x : parts_[0][p]) ++xs[x];
+      for (const Sum y : parts_[1][p]) {
+        const auto it = xs.find(y);
+        if (it != xs.end()) matches += it->second;
+      }
+    }
+    return matches;
   }
-  std::uint64_t x_at(std::size_t i) const { return keys_[0].at(i); }
-  std::uint64_t y_at(std::size_t j) const { return keys_[1].at(j); }
-
-  std::size_t cap() const { return cap_; }
-  std::size_t sizes_calls = 0, builds = 0, partial_sorts = 0, long_runs = 0, unsorted = 0, part_finds = 0;
-  std::size_t outer_splits[2] = {0, 0};  // batches over part of L1 (X), part of L3 (Y)
+  std::optional<Sum> find(const Sum* skip) {
+    EXPECT_TRUE(built_);
+    if (skip) ++stats_.skip_finds;
+    for (std::size_t p = 0; p < parts_[0].size(); ++p) {
+      for (const Sum y : parts_[1][p]) {
+        if (skip && y == *skip) continue;
+        if (std::find(parts_[0][p].begin(), parts_[0][p].end(), y) != parts_[0][p].end()) return y;
+      }
+    }
+    return std::nullopt;
+  }
 
  private:
-  four_list_side side(int s) const {
+  std::size_t partitions_for(std::size_t cap) const {
+    const std::size_t keys = tuning_.partition_keys ? tuning_.partition_keys : 64;
+    return std::min(std::bit_ceil(std::max<std::size_t>(1, (cap + keys - 1) / keys)), std::size_t{1} << 14);
+  }
+  four_list_side<Sum> side(int s) const {
     return {tables_.outer_sum[s].data(), tables_.outer_residue[s].data(), tables_.outer_sum[s].size(),
             tables_.inner_sum[s].data(), tables_.inner_offset[s].data(), tables_.m, tables_.t};
   }
-  // As the device: radix sort (LSD, stable) of bits [begin, key_bits), then the runs.
-  void sort(std::vector<std::uint64_t>& keys, int key_bits, int s) {
-    const int begin = full_sort_[s] ? 0 : ssum::detail::four_list_sort_begin(key_bits, keys.size(), tuning_.sort_bits);
-    if (keys.size() <= 1 || key_bits <= begin) return;
-    for (std::uint64_t k : keys) ASSERT_EQ(key_bits == 64 ? 0 : k >> key_bits, 0u) << "a sum beyond the key bits";
-    std::stable_sort(keys.begin(), keys.end(),
-                     [begin](std::uint64_t a, std::uint64_t b) { return (a >> begin) < (b >> begin); });
-    if (begin > 0) {
-      ++partial_sorts;
-      bool fine = true;
-      for (std::size_t i = 0; i < keys.size(); ++i) fine &= sort_run_at(keys.data(), keys.size(), i, begin);
-      if (!fine) {
-        ++long_runs;
-        std::sort(keys.begin(), keys.end());
-        full_sort_[s] = true;  // as the device: all bits from now on
-      }
-    }
-    if (!std::is_sorted(keys.begin(), keys.end())) ++unsorted;
-  }
 
+  host_stats& stats_;
   four_list_tuning tuning_;
   double room_;
-  ssum::detail::four_list_tables tables_;
+  ssum::detail::four_list_tables<Sum> tables_;
   std::size_t cap_ = 0;
-  bool full_sort_[2] = {false, false};
-  std::vector<std::uint64_t> offsets_[2], keys_[2];
+  int bits_ = 0;
+  bool built_ = false;
+  std::vector<std::vector<Sum>> parts_[2];
 };
 
-ssum::solution run(host_device& device, const ssum::problem& p, const ssum::solve_options& options,
-                   const four_list_tuning& tuning = {}) {
-  return ssum::detail::four_list_in_batches(device, p, options, tuning, "host");
+ssum::solution run(const ssum::problem& p, const ssum::solve_options& options, const four_list_tuning& tuning = {},
+                   host_stats* stats = nullptr, double room = 1e12) {
+  host_stats ignored;
+  const host_setup setup{stats ? stats : &ignored, tuning, room};
+  return ssum::detail::four_list_in_batches<host_device>(p, ssum::detail::totals_of(p), options, tuning, "host",
+                                                         setup);
 }
 
 void expect_solution(const ssum::problem& p, const ssum::solution& s, bool expected, const std::string& what) {
@@ -146,27 +165,27 @@ void expect_solution(const ssum::problem& p, const ssum::solution& s, bool expec
 }
 
 // Three tunings: the default (one batch at these sizes), the smallest batches (one bucket:
-// many batches, splits down to single outer sums), and an 8-bit radix sort (the run fix-up
-// everywhere, long runs sent back to a full sort).
+// many batches, splits down to single outer sums), and partitions of a few keys each (many
+// partitions, most of them empty).
 four_list_tuning tuning_for(int trial) {
   four_list_tuning t;
   if (trial % 3 == 1) t.max_batch = 1;
-  if (trial % 3 == 2) t.sort_bits = 8;
+  if (trial % 3 == 2) t.partition_keys = 2;
   return t;
 }
 
 TEST(FourListBatches, MatchesBruteForce) {
   std::mt19937_64 rng(8080);
   int feasible_seen = 0;
-  std::size_t splits = 0, partial = 0, outer_splits[2] = {0, 0};
+  std::size_t splits = 0, outer_splits[2] = {0, 0};
   for (int trial = 0; trial < 1800; ++trial) {
     const ssum::problem p =
         ssum_test::random_instance(rng, trial % 5 == 0 ? 20 : 16, ssum_test::range_for(trial), trial % 2 == 1);
     const four_list_tuning tuning = tuning_for(trial);
     ssum::solve_options options;
     options.count = trial % 7 != 3;
-    host_device device(tuning);
-    const ssum::solution s = run(device, p, options, tuning);
+    host_stats stats;
+    const ssum::solution s = run(p, options, tuning, &stats);
     const std::uint64_t expected = brute_force_count(p);
     feasible_seen += expected > 0;
     expect_solution(p, s, expected > 0, describe(p));
@@ -174,16 +193,13 @@ TEST(FourListBatches, MatchesBruteForce) {
       ASSERT_TRUE(s.count.has_value()) << describe(p);
       ASSERT_EQ(static_cast<std::uint64_t>(*s.count), expected) << describe(p);
     }
-    ASSERT_EQ(device.unsorted, 0u) << describe(p);
-    splits += device.sizes_calls - device.builds;
-    partial += device.partial_sorts;
-    outer_splits[0] += device.outer_splits[0];
-    outer_splits[1] += device.outer_splits[1];
+    splits += stats.partitions - stats.builds;
+    outer_splits[0] += stats.outer_splits[0];
+    outer_splits[1] += stats.outer_splits[1];
     if (::testing::Test::HasFatalFailure()) return;
   }
   EXPECT_GT(feasible_seen, 600);
   EXPECT_GT(splits, 1000u) << "the small batches should split";
-  EXPECT_GT(partial, 300u) << "the 8-bit sorts should leave runs to fix";
   EXPECT_GT(outer_splits[0], 100u) << "single classes should split their a's";
   EXPECT_GT(outer_splits[1], 100u) << "single classes should split their c's";
 }
@@ -197,8 +213,7 @@ TEST(FourListBatches, ZeroSumTrivialQuadruple) {
       ASSERT_EQ(brute_force_count(p) > 0, feasible) << "bad expectation: " << describe(p);
       ssum::solve_options counting;
       counting.count = tune == 2;
-      host_device device(tuning_for(tune));
-      const ssum::solution s = run(device, p, counting, tuning_for(tune));
+      const ssum::solution s = run(p, counting, tuning_for(tune));
       expect_solution(p, s, feasible, describe(p));
       if (counting.count) ASSERT_TRUE(s.count.has_value()) << describe(p);
       if (counting.count) EXPECT_EQ(static_cast<std::uint64_t>(*s.count), brute_force_count(p)) << describe(p);
@@ -207,22 +222,21 @@ TEST(FourListBatches, ZeroSumTrivialQuadruple) {
 }
 
 // Zero-sum instances where the empty subset's x is alone in its batch and the other solutions
-// share that batch: the search must skip it and look on both sides.
+// share that batch: the search must skip it and look again.
 TEST(FourListBatches, ZeroSumManySeeds) {
   std::mt19937_64 rng(99);
-  std::size_t part_finds = 0;
+  std::size_t skip_finds = 0;
   for (int trial = 0; trial < 400; ++trial) {
     ssum::problem p;
     const std::size_t n = static_cast<std::size_t>(ssum_test::uniform(rng, 4, 18));
     for (std::size_t i = 0; i < n; ++i) p.weights.push_back(ssum_test::uniform(rng, -40, 40));
-    const four_list_tuning tuning = tuning_for(trial);
-    host_device device(tuning);
-    const ssum::solution s = run(device, p, {}, tuning);
+    host_stats stats;
+    const ssum::solution s = run(p, {}, tuning_for(trial), &stats);
     expect_solution(p, s, brute_force_count(p) > 0, describe(p));
-    part_finds += device.part_finds;
+    skip_finds += stats.skip_finds;
     if (::testing::Test::HasFatalFailure()) return;
   }
-  EXPECT_GT(part_finds, 20u) << "the empty subset's x should have been searched around";
+  EXPECT_GT(skip_finds, 20u) << "the empty subset's x should have been skipped";
 }
 
 // Beyond brute force: against the host four-list, n = 21..40 (not all multiples of 4), the
@@ -238,110 +252,154 @@ TEST(FourListBatches, AgreesWithTheHostFourList) {
       for (const std::size_t batch : {std::size_t{0}, std::size_t{1} << 12}) {
         four_list_tuning tuning;
         tuning.max_batch = batch;
-        host_device device(tuning);
-        const ssum::solution s = run(device, p, counting, tuning);
+        host_stats stats;
+        const ssum::solution s = run(p, counting, tuning, &stats);
         const std::string what = std::string(cls) + " n=" + std::to_string(n) + " batch=" + std::to_string(batch);
         expect_solution(p, s, expected.feasible, what);
         ASSERT_TRUE(s.count && expected.count) << what;
         EXPECT_EQ(static_cast<std::uint64_t>(*s.count), static_cast<std::uint64_t>(*expected.count)) << what;
-        EXPECT_EQ(device.unsorted, 0u) << what;
-        if (batch && n >= 29) EXPECT_GT(device.builds, 4u) << what;  // 2^15 sums and more per side
+        if (batch && n >= 29) EXPECT_GT(stats.builds, 4u) << what;  // 2^15 sums and more per side
       }
     }
   }
 }
 
-// Wide random weights: the automatic sort leaves the low bits to the run fix-up (sums of 40+
-// bits in batches of 2^12), which must leave everything sorted.
-TEST(FourListBatches, PartialSortsOfWideSums) {
-  for (std::size_t n : {28, 33, 36}) {
-    const ssum::problem p = ssum::generate("random", n, std::nullopt, 7 * n);
-    four_list_tuning tuning;
-    tuning.max_batch = 1 << 12;
-    host_device device(tuning);
+// Random weights of `bits` bits (signed when asked), n of them.
+ssum::problem wide_instance(std::mt19937_64& rng, std::size_t n, int bits, bool signed_weights) {
+  ssum::problem p;
+  for (std::size_t i = 0; i < n; ++i) {
+    uint128 w = (uint128(rng()) << 64 | rng()) >> (128 - bits);
+    w |= uint128(1) << (bits - 1);
+    int128 v = int128(w);
+    if (signed_weights && rng() % 2) v = -v;
+    p.weights.push_back(v);
+  }
+  return p;
+}
+
+// Totals past 2^64 take 128-bit sums, up to the 2^127 limit: counts against brute force on
+// planted, signed, zero-sum and no-instances.
+TEST(FourListBatches, SumsPast64BitsAgreeWithBruteForce) {
+  std::mt19937_64 rng(127);
+  int wide = 0, feasible = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    const int bits = trial % 3 == 0 ? 70 : trial % 3 == 1 ? 100 : 122;
+    ssum::problem p = wide_instance(rng, 14 + trial % 7, bits, trial % 2 == 1);
+    if (trial % 4 == 0) {
+      p.target.reset();  // zero-sum
+    } else if (trial % 4 == 1) {
+      int128 t = 0;  // planted
+      for (std::size_t i = 0; i < p.weights.size(); i += 2) t += p.weights[i];
+      p.target = t;
+    } else if (trial % 4 == 2) {
+      p.target = int128(1) << (bits - 2);  // almost surely none
+    } else {
+      int128 t = 1;  // odd target, even weights: none
+      for (auto& w : p.weights) w &= ~int128(1);
+      p.target = t;
+    }
+    ssum::solve_options counting;
+    counting.count = trial % 5 != 4;
+    host_stats stats;
+    const ssum::solution s = run(p, counting, tuning_for(trial), &stats);
+    const std::uint64_t expected = brute_force_count(p);
+    feasible += expected > 0;
+    expect_solution(p, s, expected > 0, describe(p));
+    if (counting.count) {
+      ASSERT_TRUE(s.count.has_value()) << describe(p);
+      EXPECT_EQ(static_cast<std::uint64_t>(*s.count), expected) << describe(p);
+    }
+    wide += stats.wide_runs;
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  EXPECT_EQ(wide, 60) << "every total here passes 2^64";
+  EXPECT_GE(feasible, 15);  // the planted ones at least
+}
+
+// At the edge: a total of 2^64 - 1 keeps 64-bit sums, 2^64 takes 128-bit ones; a total just
+// below 2^127 still works.
+TEST(FourListBatches, PicksTheSumWidthByTheTotal) {
+  const int128 half = int128(1) << 63;
+  const struct {
+    std::vector<int128> w;
+    int128 t;
+    int wide;
+  } cases[] = {{{half, half - 1}, half - 1, 0},
+               {{half, half}, half, 1},
+               {{(int128(1) << 125), (int128(1) << 125) + 1, (int128(1) << 125) + 3, 5}, (int128(1) << 125) + 6, 1}};
+  for (const auto& c : cases) {
+    const ssum::problem p{c.w, c.t};
+    host_stats stats;
     ssum::solve_options counting;
     counting.count = true;
-    const ssum::solution s = run(device, p, counting, tuning);
-    ssum::solve_options host = counting;
-    host.algo = ssum::algorithm::four_list;
-    const ssum::solution expected = ssum::solve(ssum::cpu{2}, p, host);
-    expect_solution(p, s, expected.feasible, "n=" + std::to_string(n));
-    ASSERT_TRUE(s.count && expected.count);
-    EXPECT_EQ(static_cast<std::uint64_t>(*s.count), static_cast<std::uint64_t>(*expected.count));
-    EXPECT_GT(device.partial_sorts, 0u);
-    EXPECT_EQ(device.unsorted, 0u);
-    EXPECT_EQ(device.long_runs, 0u) << "random wide sums should leave only short runs";
+    const ssum::solution s = run(p, counting, {}, &stats);
+    EXPECT_EQ(int(stats.wide_runs), c.wide) << describe(p);
+    expect_solution(p, s, brute_force_count(p) > 0, describe(p));
+    ASSERT_TRUE(s.count.has_value());
+    EXPECT_EQ(static_cast<std::uint64_t>(*s.count), brute_force_count(p)) << describe(p);
   }
+}
+
+// Many equal sums (small weights): whole runs of equal keys meet in one partition, and counts
+// add their multiplicities.
+TEST(FourListBatches, EqualSumsInOnePartition) {
+  std::mt19937_64 rng(5);
+  std::size_t largest = 0;
+  for (int trial = 0; trial < 20; ++trial) {
+    ssum::problem p;
+    for (int i = 0; i < 20; ++i) p.weights.push_back(ssum_test::uniform(rng, 1, 12));
+    p.target = ssum_test::uniform(rng, 0, 150);
+    four_list_tuning tuning;
+    tuning.partition_keys = 4;
+    host_stats stats;
+    ssum::solve_options counting;
+    counting.count = true;
+    const ssum::solution s = run(p, counting, tuning, &stats);
+    expect_solution(p, s, brute_force_count(p) > 0, describe(p));
+    ASSERT_TRUE(s.count.has_value()) << describe(p);
+    EXPECT_EQ(static_cast<std::uint64_t>(*s.count), brute_force_count(p)) << describe(p);
+    largest = std::max(largest, stats.largest_partition);
+  }
+  EXPECT_GT(largest, 40u) << "equal sums should have crowded a partition (4 keys on average)";
 }
 
 TEST(FourListBatches, PlansWithinTheRoomOrRefuses) {
   const ssum::problem p = ssum::generate("planted", 36, 30, 3);
   ssum::solve_options options;
   {
-    host_device device;
-    const ssum::solution s = run(device, p, options);
-    EXPECT_EQ(device.cap(), std::size_t{1} << 18) << "one batch holds every pair of n = 36";
+    host_stats stats;
+    const ssum::solution s = run(p, options, {}, &stats);
+    EXPECT_EQ(stats.cap, std::size_t{1} << 18) << "one batch holds every pair of n = 36";
     EXPECT_TRUE(s.feasible);
   }
   {
-    host_device device({}, 3e6);  // room for about 2^16 sums per buffer
+    host_stats stats;
     ssum::solve_options counting;
     counting.count = true;  // through every batch
-    const ssum::solution s = run(device, p, counting);
-    EXPECT_LT(device.cap(), std::size_t{1} << 17);
-    EXPECT_LE(double(s.planned_bytes), 3e6);
-    EXPECT_GT(device.builds, 1u);
+    const ssum::solution s = run(p, counting, {}, &stats, 2.5e6);  // room for about 2^17 keys per side
+    EXPECT_LT(stats.cap, std::size_t{1} << 18);
+    EXPECT_LE(double(s.planned_bytes), 2.5e6);
+    EXPECT_GT(stats.builds, 1u);
     EXPECT_TRUE(s.feasible);
     EXPECT_TRUE(ssum::is_certificate(p, s.subset));
   }
   {
-    host_device device;
-    options.memory_limit = 3000000;  // the caller's limit instead of the device's room
-    const ssum::solution s = run(device, p, options);
-    EXPECT_LE(double(s.planned_bytes), 3e6);
+    options.memory_limit = 2500000;  // the caller's limit instead of the device's room
+    const ssum::solution s = run(p, options);
+    EXPECT_LE(double(s.planned_bytes), 2.5e6);
     EXPECT_TRUE(s.feasible);
   }
-  {
-    host_device device({}, 1e5);  // not even the lists and one bucket
-    EXPECT_THROW(run(device, p, {}), ssum::insufficient_memory);
-  }
+  EXPECT_THROW(run(p, {}, {}, nullptr, 1e5), ssum::insufficient_memory);  // not even the lists
 }
 
-TEST(FourListBatches, RefusesWideTotalsAndHonoursCancel) {
-  host_device device;
-  const ssum::problem wide{{INT64_MAX, INT64_MAX, INT64_MAX}, int128(INT64_MAX) * 3};
-  EXPECT_THROW(run(device, wide, {}), ssum::backend_unavailable);
+TEST(FourListBatches, HonoursCancelAndTheRange) {
   const ssum::problem p = ssum::generate("random", 30, std::nullopt, 1);
   std::atomic<bool> stop{true};
   ssum::solve_options options;
   options.cancel = &stop;
-  EXPECT_THROW(run(device, p, options), ssum::interrupted);
+  EXPECT_THROW(run(p, options), ssum::interrupted);
   const ssum::problem out_of_range{{1, 2, 4}, 100};
-  const ssum::solution s = run(device, out_of_range, {});
-  EXPECT_FALSE(s.feasible);
-}
-
-// Runs of equal high bits longer than the fix-up takes: the whole array is sorted again.
-TEST(FourListBatches, LongRunsFallBackToAFullSort) {
-  std::mt19937_64 rng(5);
-  four_list_tuning tuning;
-  tuning.sort_bits = 2;  // sums of about 11 bits: runs of hundreds equal in the top 2
-  std::size_t long_runs = 0;
-  for (int trial = 0; trial < 20; ++trial) {
-    ssum::problem p;
-    for (int i = 0; i < 20; ++i) p.weights.push_back(ssum_test::uniform(rng, 1, 100));
-    p.target = ssum_test::uniform(rng, 0, 1000);
-    host_device device(tuning);
-    ssum::solve_options counting;
-    counting.count = true;
-    const ssum::solution s = run(device, p, counting, tuning);
-    expect_solution(p, s, brute_force_count(p) > 0, describe(p));
-    ASSERT_TRUE(s.count.has_value()) << describe(p);
-    EXPECT_EQ(static_cast<std::uint64_t>(*s.count), brute_force_count(p)) << describe(p);
-    EXPECT_EQ(device.unsorted, 0u);
-    long_runs += device.long_runs;
-  }
-  EXPECT_GT(long_runs, 10u);
+  EXPECT_FALSE(run(out_of_range, {}).feasible);
 }
 
 // Progress runs through every class once: it ends at 1 and never goes back.
@@ -349,7 +407,6 @@ TEST(FourListBatches, ReportsProgressUpToOne) {
   const ssum::problem p = ssum::generate("random", 32, 30, 5);
   four_list_tuning tuning;
   tuning.max_batch = 1 << 10;
-  host_device device(tuning);
   ssum::solve_options options;
   options.count = true;
   std::vector<double> seen, overall;
@@ -358,11 +415,141 @@ TEST(FourListBatches, ReportsProgressUpToOne) {
     seen.push_back(pr.fraction);
     overall.push_back(pr.overall);  // the batches are all the work: the same fraction
   };
-  run(device, p, options, tuning);
+  run(p, options, tuning);
   ASSERT_GT(seen.size(), 10u);
   EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
   EXPECT_NEAR(seen.back(), 1.0, 1e-9);
   EXPECT_EQ(overall, seen);
+}
+
+// The 64-bit GPU batches' run fix-up: after a stable sort on the top bits only, sort_run_at on
+// every index leaves the keys sorted, or reports a run too long for it (then a full sort).
+TEST(FourListBatches, RunFixUpAfterAPartialSort) {
+  std::mt19937_64 rng(64);
+  std::size_t partial = 0, long_runs = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    const std::size_t n = 1 + rng() % 3000;
+    const int bits = 8 + int(rng() % 40);
+    std::vector<std::uint64_t> keys(n);
+    for (auto& k : keys) k = rng() >> (64 - bits);
+    const int sort_bits = trial % 3 == 1 ? 8 : trial % 3 == 2 ? 2 : 0;  // 2: runs of hundreds
+    const int begin = ssum::detail::four_list_sort_begin(bits, n, sort_bits);
+    if (sort_bits == 0) EXPECT_TRUE((bits - begin) % 8 == 0 || begin == 0) << "whole digits";
+    std::stable_sort(keys.begin(), keys.end(),
+                     [begin](std::uint64_t a, std::uint64_t b) { return (a >> begin) < (b >> begin); });
+    bool fine = true;
+    for (std::size_t i = 0; i < n; ++i) fine &= ssum::detail::sort_run_at(keys.data(), n, i, begin);
+    partial += begin > 0;
+    if (!fine) {
+      ++long_runs;
+      continue;
+    }
+    EXPECT_TRUE(std::is_sorted(keys.begin(), keys.end())) << "n=" << n << " bits=" << bits << " begin=" << begin;
+  }
+  EXPECT_GT(partial, 100u);
+  EXPECT_GT(long_runs, 5u) << "2-bit sorts leave runs longer than the fix-up takes";
+}
+
+fs::path scratch(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("ssum_batches_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path file = dir / name;
+  fs::remove(file);
+  return file;
+}
+
+// n weights of 14 bits, the target half their total: many solutions to count.
+ssum::problem many_solutions(std::size_t n, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  ssum::problem p;
+  int128 total = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    p.weights.push_back(int128(1 + rng() % (1 << 14)));
+    total += p.weights.back();
+  }
+  p.target = total / 2;
+  return p;
+}
+
+// A count stopped part way keeps its finished units; run again it gives the same count and
+// starts past them. The same file continues on the host four-list, and the host's on the
+// batches, when the moduli agree (the batches take the file's).
+TEST(FourListBatches, CheckpointsContinueOnEitherBackend) {
+  const ssum::problem p = many_solutions(36, 11);
+  ssum::solve_options host_count;
+  host_count.algo = ssum::algorithm::four_list;
+  host_count.count = true;
+  const ssum::solution whole = ssum::solve(ssum::cpu{2}, p, host_count);
+  ASSERT_TRUE(whole.count.has_value());
+  const fs::path file = scratch("units.ckpt");
+  four_list_tuning small;
+  small.max_batch = 1 << 12;  // many batches
+  const struct {
+    bool stop_on_host, resume_on_host;
+  } legs[] = {{false, false}, {true, false}, {false, true}};
+  for (const auto [stop_on_host, resume_on_host] : legs) {
+    SCOPED_TRACE(std::string(stop_on_host ? "stopped on the host" : "stopped on the batches") +
+                 (resume_on_host ? ", resumed on the host" : ", resumed on the batches"));
+    ssum::solve_options o;
+    o.count = true;
+    o.checkpoint = file.string();
+    o.checkpoint_seconds = 0;
+    std::atomic<bool> cancel{false};
+    o.cancel = &cancel;
+    o.on_progress = [&](const ssum::progress& pr) {
+      if (pr.fraction >= 0.4) cancel = true;
+    };
+    if (stop_on_host) {
+      ssum::solve_options on_host = o;
+      on_host.algo = ssum::algorithm::four_list;
+      EXPECT_THROW(ssum::solve(ssum::cpu{2}, p, on_host), ssum::interrupted);
+    } else {
+      EXPECT_THROW(run(p, o, small), ssum::interrupted);
+    }
+    const auto saved = ssum::detail::read_checkpoint(file.string());
+    ASSERT_TRUE(saved.has_value()) << "a stopped search keeps its file";
+    const auto finished = std::count(saved->state.done.begin(), saved->state.done.end(), true);
+    EXPECT_GT(finished, 0);
+    EXPECT_LT(std::size_t(finished), saved->state.done.size());
+    o.cancel = nullptr;
+    double first = -1;
+    o.on_progress = [&](const ssum::progress& pr) {
+      if (first < 0 && pr.stage == "search" && pr.fraction > 0) first = pr.fraction;
+    };
+    host_stats stats;
+    ssum::solution resumed;
+    if (resume_on_host) {
+      o.algo = ssum::algorithm::four_list;
+      resumed = ssum::solve(ssum::cpu{2}, p, o);
+    } else {
+      resumed = run(p, o, small, &stats);
+    }
+    ASSERT_TRUE(resumed.count.has_value());
+    EXPECT_EQ(resumed.count->to_string(), whole.count->to_string());
+    EXPECT_EQ(resumed.feasible, whole.feasible);
+    if (resumed.feasible) EXPECT_TRUE(ssum::is_certificate(p, resumed.subset));
+    EXPECT_GE(first, 0.3) << "the finished units were searched again";
+    EXPECT_FALSE(fs::exists(file)) << "a complete answer removes its file";
+  }
+  // Another instance's file is refused (exit 2 in the CLI) and kept.
+  {
+    ssum::solve_options o;
+    o.count = true;
+    o.checkpoint = file.string();
+    std::atomic<bool> cancel{false};
+    o.cancel = &cancel;
+    o.on_progress = [&](const ssum::progress& pr) {
+      if (pr.fraction >= 0.2) cancel = true;
+    };
+    EXPECT_THROW(run(p, o, small), ssum::interrupted);
+    ASSERT_TRUE(fs::exists(file));
+    o.cancel = nullptr;
+    o.on_progress = nullptr;
+    const ssum::problem other = many_solutions(36, 12);
+    EXPECT_THROW(run(other, o, small), ssum::input_error);
+    EXPECT_TRUE(fs::exists(file));
+    fs::remove(file);
+  }
 }
 
 }  // namespace

@@ -116,16 +116,16 @@ void choose_cuda_algorithm(const problem& p, const solve_options& options, const
   const char* refusal = two_list_merging_refusal(p, c.totals, options.count);
   const double device_room = refusal ? 0 : probe.room(c.device);  // asked only when it decides
   const double room = room_within(device_room, options);
-  if (!refusal && two_list_merging_planned_bytes(n) <= room) {
+  if (!refusal && two_list_merging_planned_bytes(p, c.totals) <= room) {
     c.algo = algorithm::two_list;
-    c.reason += "; " + lists_text(n, true) + " (" + format_bytes(two_list_merging_planned_bytes(n)) + ") fit the " +
+    c.reason += "; " + lists_text(n, true) + " (" + format_bytes(two_list_merging_planned_bytes(p, c.totals)) + ") fit the " +
                 format_bytes(room) + " available" + on;
     return;
   }
   if (refusal) {
     c.reason += std::string("; ") + refusal;
   } else {
-    c.reason += "; " + lists_text(n, true) + " need " + format_bytes(two_list_merging_planned_bytes(n)) +
+    c.reason += "; " + lists_text(n, true) + " need " + format_bytes(two_list_merging_planned_bytes(p, c.totals)) +
                 ", more than the " + format_bytes(room) + " available" + on;
   }
   if (four_list_cuda_refusal(p, c.totals)) {
@@ -241,7 +241,7 @@ choice host_choice(const problem& p, const solve_options& options, const host_re
 
 // Under automatic: the device when the host would need longer than the start-up and the
 // device two-list can take `p` and fits (unless the four-list is named), else the device
-// four-list when it can take `p` (totals below 2^64) and the two-list is not named; the host
+// four-list when it can take `p` and the two-list is not named; the host
 // otherwise. The driver is asked only when the size says the device may pay.
 choice automatic_choice(const problem& p, const solve_options& options, const host_resources& host,
                         const device_probe& probe) {
@@ -262,7 +262,7 @@ choice automatic_choice(const problem& p, const solve_options& options, const ho
   try {
     if (!probe.present()) return host_choice(p, options, host, "no CUDA device is present", &totals);
     two_list_fits = options.algo != algorithm::four_list && !two_list_merging_refusal(p, totals, options.count) &&
-                    two_list_merging_planned_bytes(p.weights.size()) <= room_within(probe.room(0), options);
+                    two_list_merging_planned_bytes(p, totals) <= room_within(probe.room(0), options);
   } catch (const cuda_error&) {
     // A device that cannot even be asked (a CUDA context needs far more address space than a
     // `ulimit -v` may leave) is no device for automatic: the host answers instead.
@@ -272,7 +272,7 @@ choice automatic_choice(const problem& p, const solve_options& options, const ho
     c.algo = algorithm::two_list;
     c.threads = cuda_host_threads(c.algo, host.asked);
     c.reason = longer + "; " + lists_text(p.weights.size(), true) + " (" +
-               format_bytes(two_list_merging_planned_bytes(p.weights.size())) + ") fit CUDA device 0";
+               format_bytes(two_list_merging_planned_bytes(p, totals)) + ") fit CUDA device 0";
     return c;
   }
   if (options.algo == algorithm::two_list) {
@@ -385,9 +385,8 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
   }
   refuse_out_of_reach(c, left, r, options, host, open);
   if (fill) fill_first(*fill, c);
-  if (!options.checkpoint.empty() && !c.settled && !c.out_of_range &&
-      !(c.where == backend::cpu && c.algo == algorithm::four_list)) {
-    c.reason += "; no checkpoint: only the host four-list keeps its progress, this plan runs in one piece";
+  if (!options.checkpoint.empty() && !c.settled && !c.out_of_range && c.algo != algorithm::four_list) {
+    c.reason += "; no checkpoint: only the four-list keeps its progress, this plan runs in one piece";
   }
   // Moved, not copied: a dense instance may hold millions of items.
   if (!dp_plan) c.reduced = std::move(r);

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "solver/four_list/checkpoint.hpp"
+#include "solver/four_list/unit_record.hpp"
 #include "solver/four_list/four_list_plan.hpp"
 #include "solver/frame.hpp"
 #include "solver/two_list/two_list_instance.hpp"
@@ -129,73 +130,6 @@ struct right_table {
       slots[s] = e;
     }
   }
-};
-
-// The residue classes are searched in units of consecutive classes (at most 2^16 units, so a
-// checkpoint's bitmap stays small; 16 classes a unit from M = 2^20 on), shared out among the
-// threads one unit at a time.
-constexpr std::uint64_t most_units = std::uint64_t(1) << 16;
-std::uint64_t units_of(std::uint64_t m) { return std::min(m, most_units); }
-std::uint64_t first_class(std::uint64_t u, std::uint64_t units, std::uint64_t m) {
-  return std::uint64_t(uint128(u) * m / units);
-}
-
-// One run's record of its finished units (options.checkpoint): the units a previous run
-// finished are skipped, and whichever thread finishes a unit writes the file once
-// checkpoint_seconds have passed since the last write. A write that fails stops the search
-// (its error is thrown after the threads join): no run goes on without the file it was asked
-// to keep.
-class unit_record {
- public:
-  unit_record(std::string path, checkpoint_identity id, checkpoint_state state, double seconds)
-      : path_(std::move(path)), id_(std::move(id)), state_(std::move(state)), seconds_(seconds),
-        skip_(state_.done.begin(), state_.done.end()), last_(clock_type::now()) {}
-  bool skipped(std::uint64_t u) const { return skip_[u] != 0; }
-  std::uint64_t units_skipped() const { return std::uint64_t(std::count(skip_.begin(), skip_.end(), 1)); }
-  uint128 count_before() const { return count_before_; }
-  bool failed() const { return failure_ != nullptr; }
-  // Called by a thread that finished unit u with `count` solutions in it; false: the write
-  // failed and the search should stop.
-  bool finished(std::uint64_t u, uint128 count) noexcept {
-    std::lock_guard<std::mutex> guard(lock_);
-    state_.done[u] = true;
-    state_.count += count;
-    if (seconds_since(last_) < seconds_) return failure_ == nullptr;
-    return write_locked();
-  }
-  // At the end: written when the search stopped before its end (an interrupt, the time limit,
-  // memory), removed when the answer is complete. Throws a write's failure.
-  void close(bool complete) {
-    std::lock_guard<std::mutex> guard(lock_);
-    if (failure_) std::rethrow_exception(failure_);
-    if (!complete) {
-      if (!write_locked()) std::rethrow_exception(failure_);
-      return;
-    }
-    std::error_code ignored;
-    std::filesystem::remove(path_, ignored);
-  }
-
- private:
-  bool write_locked() noexcept {
-    try {
-      write_checkpoint(path_, id_, state_);
-      last_ = clock_type::now();
-      return true;
-    } catch (...) {
-      if (!failure_) failure_ = std::current_exception();
-      return false;
-    }
-  }
-  std::mutex lock_;
-  std::string path_;
-  checkpoint_identity id_;
-  checkpoint_state state_;
-  double seconds_;
-  std::vector<char> skip_;  // the units finished before this run (read-only in the search)
-  uint128 count_before_ = state_.count;
-  clock_type::time_point last_;
-  std::exception_ptr failure_;
 };
 
 // What the search over the residue classes found: the first certificate's masks (one per
@@ -426,18 +360,7 @@ solution solve_four_list(const host_share& host, const problem& p, const flipped
   if (bytes > available) {
     throw insufficient_memory::needs(plan_name("the four-list algorithm", n), bytes, available);
   }
-  std::optional<unit_record> record;
-  if (!options.checkpoint.empty()) {
-    const checkpoint_identity id{"four-list", fingerprint_of(p), n, bits, units_of(modulus_for(bits)), options.count};
-    checkpoint_state state;
-    if (saved) {
-      check_identity(options.checkpoint, saved->id, id);
-      state = std::move(saved->state);
-    } else {
-      state.done.assign(id.units, false);
-    }
-    record.emplace(options.checkpoint, id, std::move(state), options.checkpoint_seconds);
-  }
+  std::optional<unit_record> record = open_unit_record(p, bits, modulus_for(bits), saved, options);
   unit_record* const r = record ? &*record : nullptr;
   solution result = totals.total_abs > uint128(UINT64_MAX)
                         ? solve_four_flipped(threads, flip<uint128>(p, totals.target), bits, options, r)
