@@ -208,6 +208,39 @@ TEST(Choose, TheDevicesRoomDecidesBetweenItsAlgorithms) {
   EXPECT_EQ(automatic.asked_room, 1);
 }
 
+// Density-1 weights (n bits each: totals past 2^64) go to the device under automatic too: the
+// two-list with 128-bit sums while its doubled plan fits, the four-list beyond that or beyond
+// n = 66. No reduction sees through these (multiples of 3 but one, a target 2 mod 3).
+ssum::problem density_one(std::size_t n) {
+  std::mt19937_64 rng(n);
+  ssum::problem p;
+  int128 total = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const int128 a = (int128(rng()) << 64 | rng()) & ((int128(1) << (n - 2)) - 1);
+    p.weights.push_back(3 * (a | int128(1) << (n - 3)) + (i == 0 ? 1 : 0));
+    total += p.weights.back();
+  }
+  p.target = total / 2 - (total / 2) % 3 + 2;
+  return p;
+}
+
+TEST(Choose, DensityOneGoesToTheDevice) {
+  if (!ssum::cuda_compiled()) GTEST_SKIP() << "the device rules need a build with the CUDA backend";
+  fake_device roomy;
+  roomy.room = 130e9;
+  const choice two = choose(density_one(62), {}, ssum::backend::automatic, 2, 0, roomy.probe());
+  EXPECT_EQ(two.where, ssum::backend::cuda) << two.reason;
+  EXPECT_EQ(two.algo, ssum::algorithm::two_list) << two.reason;
+  const choice four = choose(density_one(72), {}, ssum::backend::automatic, 2, 0, roomy.probe());
+  EXPECT_EQ(four.where, ssum::backend::cuda) << four.reason;
+  EXPECT_EQ(four.algo, ssum::algorithm::four_list) << four.reason;
+  // 16 GiB: the 128-bit lists of n = 62 (24 GiB planned) do not fit, the four-list does.
+  fake_device small;
+  const choice tight = choose(density_one(62), {}, ssum::backend::automatic, 2, 0, small.probe());
+  EXPECT_EQ(tight.where, ssum::backend::cuda) << tight.reason;
+  EXPECT_EQ(tight.algo, ssum::algorithm::four_list) << tight.reason;
+}
+
 // Every solve reports the plan it ran.
 TEST(Choose, SolutionsCarryThePlanTheyRan) {
   const ssum::problem p{{3, 5, 9, 14}, int128(17)};

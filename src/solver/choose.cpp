@@ -136,9 +136,12 @@ void choose_cuda_algorithm(const problem& p, const solve_options& options, const
   c.reason += "; the four-list works in batches sized to the room";
 }
 
-// The GPU four-list's whole search, measured at n = 80 (64-bit sums, docs/performance.md):
-// 92 s, doubling every two items.
-double cuda_four_list_seconds(std::size_t n) { return 92 * std::exp2((double(n) - 80) / 2); }
+// The GPU four-list's whole search, measured on an H200 (docs/performance.md): 64-bit sums
+// 92 s at n = 80, 128-bit ones (totals past 2^64) 13.2 s at n = 72; doubling every two items.
+double cuda_four_list_seconds(std::size_t n, const flipped_totals& totals) {
+  if (totals.total_abs > uint128(UINT64_MAX)) return 13.2 * std::exp2((double(n) - 72) / 2);
+  return 92 * std::exp2((double(n) - 80) / 2);
+}
 
 // Automatic, without a time limit: a meet-in-the-middle plan that would run for more than a
 // day on an instance that expects fewer than one solution is refused at once (for example
@@ -150,7 +153,7 @@ void refuse_out_of_reach(const choice& c, std::size_t n, const reduction& r, con
       c.out_of_range || (c.algo != algorithm::two_list && c.algo != algorithm::four_list)) {
     return;
   }
-  const double seconds = c.where == backend::cuda ? cuda_four_list_seconds(n)
+  const double seconds = c.where == backend::cuda ? cuda_four_list_seconds(n, c.totals)
                                                   : host_two_list_seconds(n, host.threads);
   const double expected = log2_expected_solutions(r);
   if (seconds <= 86400 || expected >= 0) return;
