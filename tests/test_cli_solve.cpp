@@ -134,17 +134,20 @@ TEST(CliSolve, InterruptDuringFourListCountExits130Promptly) {
 // A host four-list count (the GPU's keeps no checkpoint) killed outright (SIGKILL, no chance
 // to save) continues from its last checkpoint to the count of one whole run, and removes the file; a checkpoint of another
 // instance is refused with exit 2 and kept.
-TEST(CliSolve, AKilledFourListContinuesFromItsCheckpoint) {
-  const fs::path in = write_file("four52ckpt.txt", run("gen random -n 52 --seed 4").out);
-  const std::string four = "solve --json --count --algorithm four-list --backend cpu --threads 2 ";
+// A four-list count killed (SIGKILL) after its first checkpoint continues from the file to the
+// count of one whole run; another instance's file is refused (exit 2) and kept.
+void expect_killed_count_resumes(const std::string& backend, int n) {
+  const std::string tag = "four" + std::to_string(n) + backend;
+  const fs::path in = write_file(tag + ".txt", run("gen random -n " + std::to_string(n) + " --seed 4").out);
+  const std::string four = "solve --json --count --algorithm four-list --backend " + backend + " --threads 2 ";
   const auto whole = run(four + in.string());
   ASSERT_LE(whole.code, 1) << whole.err;
   const std::string count = nlohmann::json::parse(whole.out).at("count");
-  const fs::path file = scratch_dir() / "four52.ckpt";
+  const fs::path file = scratch_dir() / (tag + ".ckpt");
   fs::remove(file);
-  const spawned s = spawn({"solve", "--count", "--algorithm", "four-list", "--backend", "cpu", "--threads", "2",
+  const spawned s = spawn({"solve", "--count", "--algorithm", "four-list", "--backend", backend, "--threads", "2",
                            "--checkpoint", file.string(), "--checkpoint-every", "0.05", in.string()},
-                          "four52ckpt");
+                          tag);
   ASSERT_NE(s.pid, 0);
   const auto start = clock_type::now();
   int status = 0;
@@ -161,8 +164,8 @@ TEST(CliSolve, AKilledFourListContinuesFromItsCheckpoint) {
   ASSERT_EQ(s.wait(), 128 + SIGKILL) << "the solve ended before it was killed";
   ASSERT_TRUE(fs::exists(file)) << "no checkpoint left by the killed run";
   const std::string kept = read_all(file);
-  // Another instance with the same file: refused, the file kept.
-  const fs::path other = write_file("four52other.txt", run("gen random -n 52 --seed 5").out);
+  const fs::path other =
+      write_file(tag + "other.txt", run("gen random -n " + std::to_string(n) + " --seed 5").out);
   const auto refused = run(four + "--checkpoint " + file.string() + " " + other.string());
   EXPECT_EQ(refused.code, 2) << refused.err;
   EXPECT_NE(refused.err.find("belongs to another instance"), std::string::npos) << refused.err;
@@ -172,6 +175,14 @@ TEST(CliSolve, AKilledFourListContinuesFromItsCheckpoint) {
   EXPECT_EQ(nlohmann::json::parse(resumed.out).at("count"), count);
   EXPECT_EQ(resumed.code, whole.code);
   EXPECT_FALSE(fs::exists(file));
+}
+
+TEST(CliSolve, AKilledFourListContinuesFromItsCheckpoint) { expect_killed_count_resumes("cpu", 52); }
+
+// The same on the GPU (n = 68 counts for about a second on an H200). Skipped without a device.
+TEST(CliSolve, AKilledGpuFourListContinuesFromItsCheckpoint) {
+  if (ssum::cuda_devices().empty()) GTEST_SKIP() << "no CUDA device present: the GPU's checkpoints not exercised";
+  expect_killed_count_resumes("cuda", 68);
 }
 
 // On the GPU: the four-list's batches (n = 72 counts for seconds on an H200); SIGINT is seen
