@@ -21,6 +21,7 @@
 
 #include "solver/four_list/four_list_batches.hpp"
 #include "solver/four_list/four_list_sorting.hpp"
+#include "checkpoint_helpers.hpp"
 #include "small_instances.hpp"
 #include "ssum/ssum.hpp"
 
@@ -450,32 +451,13 @@ TEST(FourListBatches, RunFixUpAfterAPartialSort) {
   EXPECT_GT(long_runs, 5u) << "2-bit sorts leave runs longer than the fix-up takes";
 }
 
-fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("ssum_batches_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const fs::path file = dir / name;
-  fs::remove(file);
-  return file;
-}
-
-// n weights of 14 bits, the target half their total: many solutions to count.
-ssum::problem many_solutions(std::size_t n, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  ssum::problem p;
-  int128 total = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    p.weights.push_back(int128(1 + rng() % (1 << 14)));
-    total += p.weights.back();
-  }
-  p.target = total / 2;
-  return p;
-}
+fs::path scratch(const std::string& name) { return ssum_test::scratch_file("ssum_batches", name); }
 
 // A count stopped part way keeps its finished units; run again it gives the same count and
 // starts past them. The same file continues on the host four-list, and the host's on the
 // batches, when the moduli agree (the batches take the file's).
 TEST(FourListBatches, CheckpointsContinueOnEitherBackend) {
-  const ssum::problem p = many_solutions(36, 11);
+  const ssum::problem p = ssum_test::many_solutions(36, 14, 11);
   ssum::solve_options host_count;
   host_count.algo = ssum::algorithm::four_list;
   host_count.count = true;
@@ -545,7 +527,7 @@ TEST(FourListBatches, CheckpointsContinueOnEitherBackend) {
     ASSERT_TRUE(fs::exists(file));
     o.cancel = nullptr;
     o.on_progress = nullptr;
-    const ssum::problem other = many_solutions(36, 12);
+    const ssum::problem other = ssum_test::many_solutions(36, 14, 12);
     EXPECT_THROW(run(other, o, small), ssum::input_error);
     EXPECT_TRUE(fs::exists(file));
     fs::remove(file);

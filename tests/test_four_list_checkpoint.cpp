@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 
+#include "checkpoint_helpers.hpp"
 #include "small_instances.hpp"
 #include "solver/four_list/checkpoint.hpp"
 #include "ssum/errors.hpp"
@@ -21,13 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 using ssum::int128;
 
-fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("ssum_checkpoint_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const fs::path file = dir / name;
-  fs::remove(file);
-  return file;
-}
+fs::path scratch(const std::string& name) { return ssum_test::scratch_file("ssum_checkpoint", name); }
 
 std::string contents(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
@@ -36,18 +31,7 @@ std::string contents(const fs::path& file) {
   return text.str();
 }
 
-// n weights of `bits` bits and the target half their total: many solutions to count.
-ssum::problem many_solutions(std::size_t n, int bits, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  ssum::problem p;
-  int128 total = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    p.weights.push_back(int128(1 + rng() % (std::uint64_t(1) << bits)));
-    total += p.weights.back();
-  }
-  p.target = total / 2;
-  return p;
-}
+using ssum_test::many_solutions;
 
 ssum::solve_options four_list(bool count) {
   ssum::solve_options o;

@@ -162,6 +162,17 @@ struct join_result {
   unsigned found;
 };
 
+// keys[u] = src[base + u * blockDim.x + threadIdx.x] for those below `end`: all loads issued
+// before any key is used, so that they overlap.
+template <class Sum, int Ahead>
+__device__ void load_ahead(Sum (&keys)[Ahead], const Sum* src, std::uint32_t base, std::uint32_t end) {
+#pragma unroll
+  for (int u = 0; u < Ahead; ++u) {
+    const std::uint32_t i = base + u * blockDim.x + threadIdx.x;
+    if (i < end) keys[u] = src[i];
+  }
+}
+
 // Partition p of X is x[x_starts[p * stride], x_starts[(p + 1) * stride]), of Y likewise.
 // Counting: adds the pairs of equal keys to out->count. Otherwise: one key of X that Y also
 // holds (other than `skip` when has_skip) to *found_key, out->found set; blocks stop once one
@@ -193,14 +204,9 @@ __global__ void join_partitions(const Sum* x, const Sum* y, const std::uint32_t*
       const std::uint32_t c1 = min(xe, c0 + chunk);
       for (std::uint32_t k = threadIdx.x; k < slots; k += blockDim.x) used[k] = 0;
       __syncthreads();
-      // Keys are loaded `ahead` at a time before any is used: their loads overlap.
       for (std::uint32_t i0 = c0; i0 < c1; i0 += blockDim.x * ahead) {
         Sum keys[ahead];
-#pragma unroll
-        for (int u = 0; u < ahead; ++u) {
-          const std::uint32_t i = i0 + u * blockDim.x + threadIdx.x;
-          if (i < c1) keys[u] = x[i];
-        }
+        load_ahead(keys, x, i0, c1);
 #pragma unroll
         for (int u = 0; u < ahead; ++u) {
           if (i0 + u * blockDim.x + threadIdx.x >= c1) continue;
@@ -212,11 +218,7 @@ __global__ void join_partitions(const Sum* x, const Sum* y, const std::uint32_t*
       __syncthreads();
       for (std::uint32_t j0 = yb; j0 < ye; j0 += blockDim.x * ahead) {
         Sum keys[ahead];
-#pragma unroll
-        for (int u = 0; u < ahead; ++u) {
-          const std::uint32_t j = j0 + u * blockDim.x + threadIdx.x;
-          if (j < ye) keys[u] = y[j];
-        }
+        load_ahead(keys, y, j0, ye);
 #pragma unroll
         for (int u = 0; u < ahead; ++u) {
           if (j0 + u * blockDim.x + threadIdx.x >= ye) continue;

@@ -1,0 +1,37 @@
+#pragma once
+// Shared by the checkpoint tests of the host four-list and of the GPU four-list's batches: a
+// scratch file that does not exist yet, and instances with many solutions to count.
+#include <unistd.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <random>
+#include <string>
+
+#include "ssum/problem.hpp"
+
+namespace ssum_test {
+
+/// TMPDIR/<prefix>_<pid>/<name>, its directory made and any old file removed.
+inline std::filesystem::path scratch_file(const std::string& prefix, const std::string& name) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / (prefix + "_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path file = dir / name;
+  std::filesystem::remove(file);
+  return file;
+}
+
+/// n weights of `bits` bits and the target half their total: many solutions to count.
+inline ssum::problem many_solutions(std::size_t n, int bits, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  ssum::problem p;
+  ssum::int128 total = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    p.weights.push_back(ssum::int128(1 + rng() % (std::uint64_t(1) << bits)));
+    total += p.weights.back();
+  }
+  p.target = total / 2;
+  return p;
+}
+
+}  // namespace ssum_test
