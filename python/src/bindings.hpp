@@ -1,0 +1,10 @@
+#pragma once
+// The parts of the module, each defined in its own file.
+#include <nanobind/nanobind.h>
+
+namespace ssum::python {
+
+void bind_solve(nanobind::module_& m);       // solve_binding.cpp: solve, Solution, the exceptions
+void bind_primitives(nanobind::module_& m);  // primitives.cpp: scans, sort, merge on numpy arrays
+
+}  // namespace ssum::python

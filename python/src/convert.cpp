@@ -1,0 +1,160 @@
+#include "convert.hpp"
+
+#include <cstdint>
+#include <string>
+
+#include <nanobind/ndarray.h>
+
+namespace nb = nanobind;
+
+namespace ssum::python {
+namespace {
+
+constexpr int128 int128_min = int128(uint128(1) << 127);
+
+[[noreturn]] void too_wide(const char* what) {
+  throw nb::value_error((std::string(what) + " needs 128 bits or more; ssum takes integers of up to 127 bits "
+                                             "(absolute value below 2^127)")
+                            .c_str());
+}
+
+// The value of an exact Python int object: 64 bits directly, otherwise its low 64 bits and
+// the rest (an arithmetic shift, so negative values come out in two's complement).
+int128 long_to_int128(PyObject* value, const char* what) {
+  int overflow = 0;
+  const long long small = PyLong_AsLongLongAndOverflow(value, &overflow);
+  if (!overflow) {
+    if (small == -1 && PyErr_Occurred()) throw nb::python_error();
+    return small;
+  }
+  const unsigned long long low = PyLong_AsUnsignedLongLongMask(value);
+  if (low == static_cast<unsigned long long>(-1) && PyErr_Occurred()) throw nb::python_error();
+  nb::object shift = nb::steal(PyLong_FromLong(64));
+  nb::object high_object = nb::steal(PyNumber_Rshift(value, shift.ptr()));
+  if (!high_object.is_valid()) throw nb::python_error();
+  const long long high = PyLong_AsLongLongAndOverflow(high_object.ptr(), &overflow);
+  if (overflow) too_wide(what);
+  if (high == -1 && PyErr_Occurred()) throw nb::python_error();
+  const int128 result = int128((uint128(static_cast<unsigned long long>(high)) << 64) | low);
+  if (result == int128_min) too_wide(what);
+  return result;
+}
+
+// Element i of a strided array of T, widened.
+template <class T>
+void read_array(const nb::ndarray<nb::ro, nb::device::cpu>& array, std::vector<int128>& out) {
+  const auto* data = static_cast<const T*>(array.data());
+  const std::int64_t stride = array.stride(0);
+  const std::size_t n = array.shape(0);
+  out.resize(n);
+  for (std::size_t i = 0; i < n; ++i) out[i] = int128(data[std::int64_t(i) * stride]);
+}
+
+std::vector<int128> array_weights(const nb::ndarray<nb::ro, nb::device::cpu>& array) {
+  if (array.ndim() != 1) {
+    throw nb::value_error(("weights must be a 1-D array; this one has " + std::to_string(array.ndim()) +
+                           " dimensions")
+                              .c_str());
+  }
+  const nb::dlpack::dtype type = array.dtype();
+  std::vector<int128> weights;
+  const auto code = static_cast<nb::dlpack::dtype_code>(type.code);
+  if (type.lanes == 1 && code == nb::dlpack::dtype_code::Int) {
+    switch (type.bits) {
+      case 8: read_array<std::int8_t>(array, weights); return weights;
+      case 16: read_array<std::int16_t>(array, weights); return weights;
+      case 32: read_array<std::int32_t>(array, weights); return weights;
+      case 64: read_array<std::int64_t>(array, weights); return weights;
+    }
+  } else if (type.lanes == 1 && code == nb::dlpack::dtype_code::UInt) {
+    switch (type.bits) {
+      case 8: read_array<std::uint8_t>(array, weights); return weights;
+      case 16: read_array<std::uint16_t>(array, weights); return weights;
+      case 32: read_array<std::uint32_t>(array, weights); return weights;
+      case 64: read_array<std::uint64_t>(array, weights); return weights;
+    }
+  }
+  throw nb::type_error("weights must be an array of integers (int8 to int64, uint8 to uint64)");
+}
+
+}  // namespace
+
+int128 to_int128(nb::handle value, const char* what) {
+  if (PyLong_Check(value.ptr())) return long_to_int128(value.ptr(), what);
+  // numpy integer scalars and other objects with __index__; floats and strings are refused.
+  nb::object index = nb::steal(PyNumber_Index(value.ptr()));
+  if (!index.is_valid()) {
+    PyErr_Clear();
+    throw nb::type_error((std::string(what) + " must be an integer, not " +
+                          nb::type_name(value.type()).c_str())
+                             .c_str());
+  }
+  return long_to_int128(index.ptr(), what);
+}
+
+std::vector<int128> to_weights(nb::handle weights) {
+  if (!PyList_Check(weights.ptr()) && !PyTuple_Check(weights.ptr()) && nb::ndarray_check(weights)) {
+    nb::ndarray<nb::ro, nb::device::cpu> array;
+    if (!nb::try_cast(weights, array, /*convert=*/false)) {
+      throw nb::type_error("weights: this array cannot be read on the host (DLPack device arrays are not supported)");
+    }
+    return array_weights(array);
+  }
+  // Lists and tuples directly, any other iterable (range, generator) through a list.
+  nb::object items = nb::steal(PySequence_Fast(weights.ptr(), "weights must be a sequence of integers or an array"));
+  if (!items.is_valid()) {
+    PyErr_Clear();
+    throw nb::type_error(("weights must be a sequence of integers or an integer array, not " +
+                          std::string(nb::type_name(weights.type()).c_str()))
+                             .c_str());
+  }
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(items.ptr());
+  PyObject** item = PySequence_Fast_ITEMS(items.ptr());
+  std::vector<int128> result(static_cast<std::size_t>(n));
+  std::string name;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    // The common case, an int of 64 bits, without building the name for messages.
+    if (PyLong_CheckExact(item[i])) {
+      int overflow = 0;
+      const long long small = PyLong_AsLongLongAndOverflow(item[i], &overflow);
+      if (!overflow) {
+        result[i] = small;
+        continue;
+      }
+    }
+    name = "weights[" + std::to_string(i) + "]";
+    result[i] = to_int128(item[i], name.c_str());
+  }
+  return result;
+}
+
+nb::object to_python(int128 value) {
+  if (value >= INT64_MIN && value <= INT64_MAX) return nb::steal(PyLong_FromLongLong(static_cast<long long>(value)));
+  const auto low = static_cast<unsigned long long>(uint128(value));
+  const auto high = static_cast<long long>(value >> 64);  // arithmetic: the sign comes along
+  nb::object high_object = nb::steal(PyLong_FromLongLong(high));
+  nb::object shift = nb::steal(PyLong_FromLong(64));
+  nb::object shifted = nb::steal(PyNumber_Lshift(high_object.ptr(), shift.ptr()));
+  if (!shifted.is_valid()) throw nb::python_error();
+  nb::object low_object = nb::steal(PyLong_FromUnsignedLongLong(low));
+  nb::object sum = nb::steal(PyNumber_Add(shifted.ptr(), low_object.ptr()));
+  if (!sum.is_valid()) throw nb::python_error();
+  return sum;
+}
+
+nb::object to_python(const big_count& count) {
+  const std::vector<std::uint64_t>& limbs = count.limbs();
+  if (limbs.empty()) return nb::steal(PyLong_FromLong(0));
+  if (limbs.size() == 1) return nb::steal(PyLong_FromUnsignedLongLong(limbs[0]));
+  std::string hex;
+  hex.reserve(limbs.size() * 16);
+  constexpr char digits[] = "0123456789abcdef";
+  for (std::size_t k = limbs.size(); k-- > 0;) {
+    for (int shift = 60; shift >= 0; shift -= 4) hex += digits[(limbs[k] >> shift) & 15];
+  }
+  nb::object result = nb::steal(PyLong_FromString(hex.c_str(), nullptr, 16));
+  if (!result.is_valid()) throw nb::python_error();
+  return result;
+}
+
+}  // namespace ssum::python

@@ -1,0 +1,327 @@
+// ssum.solve, ssum.Solution and the exceptions solve raises.
+#include <pthread.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "bindings.hpp"
+#include "convert.hpp"
+#include "ssum/errors.hpp"
+#include "ssum/solve.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace ssum::python {
+namespace {
+
+// ---- the solver threads ---------------------------------------------------------------
+// A solve runs on a thread of its own while the calling thread waits with the GIL released and
+// looks for Ctrl-C. The threads are kept and reused, one per concurrent solve, because each
+// keeps its OpenMP team: a new thread per call would start a new team every time.
+class solver_thread {
+ public:
+  solver_thread() { std::thread([this] { loop(); }).detach(); }
+
+  void start(std::function<void()> job) {
+    std::lock_guard lock(mutex_);
+    job_ = std::move(job);
+    done_ = false;
+    wake_.notify_one();
+  }
+  /// True once the job has returned.
+  bool wait_for(std::chrono::milliseconds slice) {
+    std::unique_lock lock(mutex_);
+    return finished_.wait_for(lock, slice, [this] { return done_; });
+  }
+  void wait() {
+    std::unique_lock lock(mutex_);
+    finished_.wait(lock, [this] { return done_; });
+  }
+
+ private:
+  void loop() {
+    for (;;) {
+      std::function<void()> job;
+      {
+        std::unique_lock lock(mutex_);
+        wake_.wait(lock, [this] { return bool(job_); });
+        job = std::move(job_);
+        job_ = nullptr;
+      }
+      job();  // catches everything itself
+      std::lock_guard lock(mutex_);
+      done_ = true;
+      finished_.notify_all();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable wake_, finished_;
+  std::function<void()> job_;
+  bool done_ = true;
+};
+
+// Idle threads, taken by a solve and given back after it. Never destroyed: a detached thread
+// may still wait on its members at interpreter exit.
+std::mutex idle_mutex;
+std::vector<solver_thread*>* idle_threads = new std::vector<solver_thread*>();
+
+solver_thread* take_thread() {
+  {
+    std::lock_guard lock(idle_mutex);
+    if (!idle_threads->empty()) {
+      solver_thread* t = idle_threads->back();
+      idle_threads->pop_back();
+      return t;
+    }
+  }
+  return new solver_thread();
+}
+void give_back(solver_thread* t) {
+  std::lock_guard lock(idle_mutex);
+  idle_threads->push_back(t);
+}
+// A forked child (multiprocessing) has none of its parent's threads: forget them.
+void forget_threads_after_fork() { idle_threads = new std::vector<solver_thread*>(); }
+
+/// Runs solve(cancel) off the calling thread. Every ~50 ms the caller takes the GIL and lets
+/// Python run its signal handlers; when one raises (KeyboardInterrupt for Ctrl-C) the solve is
+/// cancelled, waited for, and that exception propagates.
+ssum::solution run_interruptible(const std::function<ssum::solution(const std::atomic<bool>*)>& solve) {
+  std::atomic<bool> cancel{false};
+  std::optional<ssum::solution> result;
+  std::exception_ptr failure;
+  solver_thread* worker = take_thread();
+  worker->start([&] {
+    try {
+      result = solve(&cancel);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  });
+  std::optional<nb::python_error> signal_error;
+  for (;;) {
+    bool finished;
+    {
+      nb::gil_scoped_release unlocked;
+      finished = worker->wait_for(std::chrono::milliseconds(50));
+    }
+    if (finished) break;
+    if (PyErr_CheckSignals() != 0) {
+      signal_error.emplace();  // takes the pending exception
+      cancel = true;
+      nb::gil_scoped_release unlocked;
+      worker->wait();
+      break;
+    }
+  }
+  give_back(worker);
+  if (signal_error) throw std::move(*signal_error);
+  if (failure) std::rethrow_exception(failure);
+  return std::move(*result);
+}
+
+// ---- arguments ------------------------------------------------------------------------
+ssum::backend parse_backend(const std::string& name) {
+  if (name == "auto") return ssum::backend::automatic;
+  if (name == "cpu") return ssum::backend::cpu;
+  if (name == "cuda") return ssum::backend::cuda;
+  throw nb::value_error(("backend must be 'auto', 'cpu' or 'cuda', not '" + ssum::printable(name) + "'").c_str());
+}
+
+ssum::algorithm parse_algorithm(const std::string& name) {
+  if (name == "auto") return ssum::algorithm::automatic;
+  if (name == "two-list") return ssum::algorithm::two_list;
+  if (name == "four-list") return ssum::algorithm::four_list;
+  if (name == "dp") return ssum::algorithm::dynamic_programming;
+  if (name == "completion") return ssum::algorithm::completion_search;
+  throw nb::value_error(("algorithm must be 'auto', 'two-list', 'four-list', 'dp' or 'completion', not '" +
+                         ssum::printable(name) + "'")
+                            .c_str());
+}
+
+struct solve_request {
+  ssum::problem problem;
+  ssum::backend backend = ssum::backend::automatic;
+  unsigned threads = 0;
+  ssum::solve_options options;
+};
+
+solve_request make_request(nb::handle weights, nb::handle target, const std::string& backend,
+                           const std::string& algorithm, std::optional<long long> threads,
+                           std::optional<long long> memory, bool count, std::optional<double> time_limit,
+                           unsigned long long seed) {
+  solve_request r;
+  r.backend = parse_backend(backend);
+  r.options.algo = parse_algorithm(algorithm);
+  if (threads) {
+    if (*threads < 1 || *threads > 4096) throw nb::value_error("threads must be from 1 to 4096, or None for all");
+    r.threads = static_cast<unsigned>(*threads);
+  }
+  if (memory) {
+    if (*memory <= 0) throw nb::value_error("memory must be a number of bytes above 0, or None for what is free");
+    r.options.memory_limit = static_cast<std::uint64_t>(*memory);
+  }
+  if (time_limit) {
+    if (!(*time_limit > 0)) throw nb::value_error("time_limit must be a number of seconds above 0, or None");
+    r.options.time_limit = std::isinf(*time_limit) ? 0 : *time_limit;
+  }
+  r.options.count = count;
+  r.options.seed = seed;
+  r.problem.weights = to_weights(weights);
+  if (!target.is_none()) r.problem.target = to_int128(target, "target");
+  return r;
+}
+
+// ---- the answer -----------------------------------------------------------------------
+const char* status_name(ssum::status s) {
+  return s == ssum::status::feasible ? "feasible" : s == ssum::status::infeasible ? "infeasible" : "unknown";
+}
+
+struct py_solution {
+  ssum::solution s;
+
+  nb::object feasible() const {
+    if (s.status == ssum::status::unknown) return nb::none();
+    return nb::bool_(s.status == ssum::status::feasible);
+  }
+  nb::object count() const { return s.count ? to_python(*s.count) : nb::none(); }
+  std::string repr() const {
+    std::ostringstream out;
+    out << "Solution(status='" << status_name(s.status) << "', subset=[";
+    constexpr std::size_t shown = 20;  // a long subset is cut: repr is for reading
+    for (std::size_t i = 0; i < s.subset.size() && i < shown; ++i) out << (i ? ", " : "") << s.subset[i];
+    if (s.subset.size() > shown) out << ", ... (" << s.subset.size() << " indices)";
+    out << "]";
+    if (s.count) out << ", count=" << s.count->to_string();
+    out << ", algorithm='" << s.algorithm << "', backend='" << s.backend << "', seconds=" << s.seconds.total << ")";
+    return out.str();
+  }
+};
+
+// ---- exceptions -----------------------------------------------------------------------
+struct exception_types {
+  PyObject* insufficient_memory;
+  PyObject* backend_unavailable;
+  PyObject* out_of_reach;
+  PyObject* cuda_error;
+};
+exception_types* errors = nullptr;  // created once with the module, never freed
+
+PyObject* new_exception(nb::module_& m, const char* name, const char* doc, PyObject* base) {
+  const std::string qualified = std::string("ssum.") + name;
+  PyObject* type = PyErr_NewExceptionWithDoc(qualified.c_str(), doc, base, nullptr);
+  if (!type) throw nb::python_error();
+  m.attr(name) = nb::handle(type);
+  return type;
+}
+
+void raise_with(PyObject* type, const char* message, std::initializer_list<std::pair<const char*, nb::object>> attrs) {
+  nb::object exc = nb::steal(PyObject_CallFunction(type, "s", message));
+  if (!exc.is_valid()) return;  // the call's own error stays set
+  for (const auto& [name, value] : attrs) nb::setattr(exc, name, value);
+  PyErr_SetObject(type, exc.ptr());
+}
+
+void translate(const std::exception_ptr& failure, void*) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const ssum::insufficient_memory& e) {
+    raise_with(errors->insufficient_memory, e.what(),
+               {{"bytes_needed", nb::float_(e.bytes_needed())}, {"bytes_available", nb::float_(e.bytes_available())}});
+  } catch (const ssum::backend_unavailable& e) {
+    PyErr_SetString(errors->backend_unavailable, e.what());
+  } catch (const ssum::out_of_reach& e) {
+    PyErr_SetString(errors->out_of_reach, e.what());
+  } catch (const ssum::cuda_error& e) {
+    raise_with(errors->cuda_error, e.what(), {{"code", nb::int_(e.code())}});
+  } catch (const ssum::interrupted&) {
+    PyErr_SetString(PyExc_KeyboardInterrupt, "interrupted");
+  }
+}
+
+}  // namespace
+
+void bind_solve(nb::module_& m) {
+  errors = new exception_types{
+      new_exception(m, "InsufficientMemory",
+                    "The solve would need more memory than is available (or than memory= allows); raised before "
+                    "allocating. bytes_needed and bytes_available hold the two figures.",
+                    PyExc_MemoryError),
+      new_exception(m, "BackendUnavailable",
+                    "The backend asked for cannot run here: no CUDA build or device, or a GMP count in a build "
+                    "without GMP.",
+                    PyExc_RuntimeError),
+      new_exception(m, "OutOfReach",
+                    "backend and algorithm 'auto': the instance expects no solution and its exact search would run "
+                    "for more than a day. A time_limit searches anyway.",
+                    PyExc_RuntimeError),
+      new_exception(m, "CudaError", "A CUDA call failed; code is the cudaError_t value.", PyExc_RuntimeError),
+  };
+  nb::register_exception_translator(translate);
+  pthread_atfork(nullptr, nullptr, forget_threads_after_fork);
+
+  nb::class_<py_solution>(m, "Solution", "The answer of ssum.solve.")
+      .def_prop_ro("feasible", &py_solution::feasible)
+      .def_prop_ro("status", [](const py_solution& p) { return status_name(p.s.status); })
+      .def_prop_ro("subset", [](const py_solution& p) { return p.s.subset; })
+      .def_prop_ro("count", &py_solution::count)
+      .def_prop_ro("algorithm", [](const py_solution& p) { return p.s.algorithm; })
+      .def_prop_ro("backend", [](const py_solution& p) { return p.s.backend; })
+      .def_prop_ro("threads", [](const py_solution& p) { return p.s.threads; })
+      .def_prop_ro("seconds", [](const py_solution& p) { return p.s.seconds.total; })
+      .def_prop_ro("reason", [](const py_solution& p) { return p.s.plan.reason; })
+      .def_prop_ro("reductions", [](const py_solution& p) { return p.s.reductions; })
+      .def_prop_ro("planned_bytes", [](const py_solution& p) { return p.s.planned_bytes; })
+      .def("__repr__", &py_solution::repr)
+      .def("__bool__", [](const py_solution& p) { return p.s.status == ssum::status::feasible; });
+
+  m.def(
+      "solve",
+      [](nb::handle weights, nb::handle target, const std::string& backend, const std::string& algorithm,
+         std::optional<long long> threads, std::optional<long long> memory, bool count,
+         std::optional<double> time_limit, unsigned long long seed) {
+        solve_request r = make_request(weights, target, backend, algorithm, threads, memory, count, time_limit, seed);
+        ssum::solution s = run_interruptible([&r](const std::atomic<bool>* cancel) {
+          r.options.cancel = cancel;
+          return ssum::solve(r.backend, r.threads, r.problem, r.options);
+        });
+        return py_solution{std::move(s)};
+      },
+      "weights"_a, "target"_a = nb::none(), nb::kw_only(), "backend"_a = "auto", "algorithm"_a = "auto",
+      "threads"_a = nb::none(), "memory"_a = nb::none(), "count"_a = false, "time_limit"_a = nb::none(),
+      "seed"_a = 1);
+
+  // For measuring the binding: the conversion alone, and the C++ call alone (in a C++ loop).
+  m.def("_convert_weights", [](nb::handle weights) { return to_weights(weights).size(); }, "weights"_a);
+  m.def(
+      "_time_cpp_solve",
+      [](nb::handle weights, nb::handle target, std::size_t repeat, std::optional<long long> threads) {
+        solve_request r = make_request(weights, target, "cpu", "auto", threads, {}, false, {}, 1);
+        nb::gil_scoped_release unlocked;
+        const auto start = std::chrono::steady_clock::now();
+        for (std::size_t k = 0; k < repeat; ++k) ssum::solve(r.backend, r.threads, r.problem, r.options);
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / double(repeat);
+      },
+      "weights"_a, "target"_a, "repeat"_a, "threads"_a = nb::none());
+}
+
+}  // namespace ssum::python

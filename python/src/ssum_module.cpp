@@ -1,0 +1,40 @@
+// The extension module ssum._ssum; the package ssum (python/ssum/__init__.py) re-exports it.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+
+#include "bindings.hpp"
+#include "convert.hpp"
+#include "ssum/generate.hpp"
+#include "ssum/version.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+NB_MODULE(_ssum, m) {
+  m.doc() = "Exact subset sum on CPUs and GPUs (the compiled part of the ssum package)";
+  m.attr("__version__") = ssum::version;
+
+  ssum::python::bind_solve(m);
+  ssum::python::bind_primitives(m);
+
+  m.def(
+      "generate",
+      [](const std::string& cls, std::size_t n, std::optional<int> bits, std::uint64_t seed) {
+        const ssum::problem p = ssum::generate(cls, n, bits, seed);
+        nb::list weights;
+        for (const ssum::int128 w : p.weights) weights.append(ssum::python::to_python(w));
+        nb::object target = p.target ? ssum::python::to_python(*p.target) : nb::none();
+        return nb::make_tuple(weights, target);
+      },
+      "cls"_a, "n"_a, "bits"_a = nb::none(), "seed"_a = 0);
+  m.def("generator_classes", [] {
+    nb::list names;
+    for (const std::string& name : ssum::generator_classes()) names.append(name);
+    return names;
+  });
+}

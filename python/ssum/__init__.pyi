@@ -1,0 +1,132 @@
+"""Exact subset sum on CPUs and GPUs."""
+
+from collections.abc import Iterable
+from typing import Literal, Optional, SupportsIndex, TypeVar, Union
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+_Backend = Literal["auto", "cpu", "cuda"]
+_Algorithm = Literal["auto", "two-list", "four-list", "dp", "completion"]
+_Weights = Union[Iterable[SupportsIndex], npt.NDArray[np.integer]]
+_Primitive = TypeVar(
+    "_Primitive", np.int32, np.int64, np.uint32, np.uint64, np.float32, np.float64
+)
+
+class InsufficientMemory(MemoryError):
+    """The solve would need more memory than is available (or than ``memory=`` allows);
+    raised before allocating. The message names both byte counts."""
+
+    bytes_needed: float
+    bytes_available: float
+
+class BackendUnavailable(RuntimeError):
+    """The backend asked for cannot run here: no CUDA build or device, or a count through the
+    dynamic program in a build without GMP."""
+
+class OutOfReach(RuntimeError):
+    """``backend`` and ``algorithm`` "auto": the instance expects no solution and its exact
+    search would run for more than a day. A ``time_limit`` searches anyway."""
+
+class CudaError(RuntimeError):
+    """A CUDA call failed; ``code`` is the cudaError_t value."""
+
+    code: int
+
+class Solution:
+    """The answer of :func:`solve`. Truthy when a subset was found."""
+
+    @property
+    def feasible(self) -> Optional[bool]:
+        """True (a subset was found), False (proven that none exists), None (time ran out)."""
+    @property
+    def status(self) -> Literal["feasible", "infeasible", "unknown"]:
+        """The verdict as a word, as ``ssum solve --json`` writes it."""
+    @property
+    def subset(self) -> list[int]:
+        """0-based, ascending indices of the weights that sum to the target, re-verified;
+        empty when not feasible (and for the empty subset of target 0)."""
+    @property
+    def count(self) -> Optional[int]:
+        """With ``count=True``: how many subsets (index sets) sum to the target, exact at any
+        size; None otherwise. Without a target the empty subset is not counted."""
+    @property
+    def algorithm(self) -> str:
+        """What ran: "two-list", "four-list", "dp", "balanced-dp", "completion",
+        "greedy-fill" or "reductions"."""
+    @property
+    def backend(self) -> Literal["cpu", "cuda"]: ...
+    @property
+    def threads(self) -> int:
+        """Host threads used."""
+    @property
+    def seconds(self) -> float:
+        """Time of the whole solve, in seconds."""
+    @property
+    def reason(self) -> str:
+        """Why the plan was chosen, in a sentence."""
+    @property
+    def reductions(self) -> list[str]:
+        """The reductions the solve ran on, in order (e.g. "divided by the gcd 3")."""
+    @property
+    def planned_bytes(self) -> int:
+        """Memory the plan reserved for lists and buffers."""
+    def __bool__(self) -> bool: ...
+
+def solve(
+    weights: _Weights,
+    target: Optional[int] = None,
+    *,
+    backend: _Backend = "auto",
+    algorithm: _Algorithm = "auto",
+    threads: Optional[int] = None,
+    memory: Optional[int] = None,
+    count: bool = False,
+    time_limit: Optional[float] = None,
+    seed: int = 1,
+) -> Solution:
+    """Finds a subset of ``weights`` summing to ``target``, or proves that none exists.
+
+    weights: Python ints (any width up to 127 bits) or a 1-D integer numpy array (int8 to
+    int64, uint8 to uint64). Their absolute values must add up to less than 2^127.
+    target: an int; None asks for a non-empty subset that sums to zero.
+    backend: "auto" (the GPU only where it pays), "cpu" or "cuda".
+    algorithm: "auto", "two-list", "four-list", "dp" or "completion" (see docs/cli.md).
+    threads: host threads (None: all, or OMP_NUM_THREADS). memory: bytes the solve may plan
+    (None: what is free). count: also count every subset that sums to the target.
+    time_limit: seconds; when they run out the answer is status "unknown".
+    seed: the completion search's seed.
+
+    The GIL is released while the solve runs; Ctrl-C stops it (KeyboardInterrupt).
+    Raises ValueError (bad input, a weight of 128 bits or more, naming its index), TypeError
+    (a weight that is not an integer), InsufficientMemory, BackendUnavailable, OutOfReach,
+    CudaError.
+    """
+
+def generate(
+    cls: str, n: int, bits: Optional[int] = None, seed: int = 0
+) -> tuple[list[int], Optional[int]]:
+    """An instance of a standard class (see :func:`generator_classes` and
+    docs/instances.md): its weights and its target (None for zero-sum instances).
+    Deterministic for a given seed on every platform."""
+
+def generator_classes() -> list[str]:
+    """The classes :func:`generate` takes."""
+
+def inclusive_scan(a: npt.NDArray[_Primitive], *, threads: Optional[int] = None) -> npt.NDArray[_Primitive]:
+    """Running sums: out[i] = a[0] + ... + a[i], in a's dtype (integer overflow is not
+    checked). int32, int64, uint32, uint64, float32, float64; a new array."""
+
+def exclusive_scan(a: npt.NDArray[_Primitive], *, threads: Optional[int] = None) -> npt.NDArray[_Primitive]:
+    """out[0] = 0, out[i] = a[0] + ... + a[i - 1], in a's dtype; a new array."""
+
+def sort(a: npt.NDArray[_Primitive], *, threads: Optional[int] = None) -> npt.NDArray[_Primitive]:
+    """A sorted copy of a (ascending; NaNs last), by Batcher's odd-even merge sort."""
+
+def merge(
+    a: npt.NDArray[_Primitive], b: npt.NDArray[_Primitive], *, threads: Optional[int] = None
+) -> npt.NDArray[_Primitive]:
+    """The stable merge of two ascending arrays of one dtype (a's elements first on ties);
+    ValueError when either is not sorted."""

@@ -1,0 +1,21 @@
+import itertools
+
+import pytest
+
+
+def brute_force(weights, target):
+    """Every subset (as a sorted index tuple) summing to target; for target None the non-empty
+    subsets summing to zero."""
+    wanted = 0 if target is None else target
+    found = []
+    n = len(weights)
+    for size in range(0 if target is not None else 1, n + 1):
+        for subset in itertools.combinations(range(n), size):
+            if sum(weights[i] for i in subset) == wanted:
+                found.append(subset)
+    return found
+
+
+@pytest.fixture
+def brute():
+    return brute_force
