@@ -78,7 +78,13 @@ inline std::vector<std::optional<ssum::int128>> wide_targets(std::mt19937_64& rn
   const ssum::int128 two_64 = ssum::int128(1) << 64;
   const ssum::int128 max = ssum::int128(ssum::max_weight_total);
   const ssum::int128 between = low + ssum::int128(random_uint128(rng) % (ssum::uint128(high - low) + 1));
-  return {planted, planted + two_64, planted - two_64, planted + 1, std::nullopt, between, max, -max - 1};
+  // Moved by 2^64 (or by 1) the other way where the move would leave int128: a subset sum lies
+  // within (-2^127, 2^127), so one of the two directions always fits.
+  const ssum::int128 top = ssum::int128(~ssum::uint128(0) >> 1), bottom = -top - 1;
+  const ssum::int128 up = planted <= top - two_64 ? planted + two_64 : planted - two_64;
+  const ssum::int128 down = planted >= bottom + two_64 ? planted - two_64 : planted + two_64;
+  const ssum::int128 next = planted < top ? planted + 1 : planted - 1;
+  return {planted, up, down, next, std::nullopt, between, max, -max - 1};
 }
 
 /// The total |weight| of p.

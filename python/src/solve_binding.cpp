@@ -23,6 +23,7 @@
 
 #include "bindings.hpp"
 #include "convert.hpp"
+#include "ssum/cuda_device.hpp"
 #include "ssum/errors.hpp"
 #include "ssum/solve.hpp"
 
@@ -41,10 +42,12 @@ class solver_thread {
   solver_thread() { std::thread([this] { loop(); }).detach(); }
 
   void start(std::function<void()> job) {
-    std::lock_guard lock(mutex_);
-    job_ = std::move(job);
-    done_ = false;
-    wake_.notify_one();
+    {
+      std::lock_guard lock(mutex_);
+      job_ = std::move(job);
+      done_ = false;
+    }
+    wake_.notify_one();  // unlocked: the woken thread need not block on the mutex at once
   }
   /// True once the job has returned.
   bool wait_for(std::chrono::milliseconds slice) {
@@ -67,8 +70,10 @@ class solver_thread {
         job_ = nullptr;
       }
       job();  // catches everything itself
-      std::lock_guard lock(mutex_);
-      done_ = true;
+      {
+        std::lock_guard lock(mutex_);
+        done_ = true;
+      }
       finished_.notify_all();
     }
   }
@@ -164,6 +169,24 @@ struct solve_request {
   unsigned threads = 0;
   ssum::solve_options options;
 };
+
+/// Whether the solve can run on the calling thread, saving the hand-off to a solver thread
+/// (two thread wake-ups, tens of microseconds: as much as the solve). Only where it is bound to
+/// finish within a few milliseconds, so that a Ctrl-C that arrives meanwhile is raised by the
+/// interpreter right after it: at most 24 items on the host, so a meet-in-the-middle over lists
+/// of at most 2^12 sums; no count and no dynamic program, whose time grows with the weights and
+/// target, not with n; no CUDA build under "auto", whose probe may start a driver. And only on
+/// one OpenMP thread: a team on the calling thread would be inherited broken by a child that
+/// thread forks (multiprocessing), where libgomp hangs. threads=1 guarantees one; so does a
+/// host two-list with threads left to the solver, which the planner gives one up to n = 24.
+bool runs_inline(const solve_request& r) {
+  const bool host = r.backend == ssum::backend::cpu ||
+                    (r.backend == ssum::backend::automatic && !ssum::cuda_compiled());
+  const bool one_thread =
+      r.threads == 1 || (r.threads == 0 && r.backend == ssum::backend::cpu && r.options.algo == ssum::algorithm::two_list);
+  return host && one_thread && r.problem.weights.size() <= 24 && !r.options.count &&
+         r.options.algo != ssum::algorithm::dynamic_programming;
+}
 
 solve_request make_request(nb::handle weights, nb::handle target, const std::string& backend,
                            const std::string& algorithm, std::optional<long long> threads,
@@ -300,6 +323,10 @@ void bind_solve(nb::module_& m) {
          std::optional<long long> threads, std::optional<long long> memory, bool count,
          std::optional<double> time_limit, unsigned long long seed) {
         solve_request r = make_request(weights, target, backend, algorithm, threads, memory, count, time_limit, seed);
+        if (runs_inline(r)) {
+          nb::gil_scoped_release unlocked;  // other Python threads keep running, as for any solve
+          return py_solution{ssum::solve(r.backend, r.threads, r.problem, r.options)};
+        }
         ssum::solution s = run_interruptible([&r](const std::atomic<bool>* cancel) {
           r.options.cancel = cancel;
           return ssum::solve(r.backend, r.threads, r.problem, r.options);
