@@ -1,6 +1,7 @@
 #pragma once
 // Shared by the checkpoint tests of the host four-list and of the GPU four-list's batches: a
 // scratch file that does not exist yet, and instances with many solutions to count.
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "ssum/problem.hpp"
+#include "ssum/solve.hpp"
 
 namespace ssum_test {
 
@@ -32,6 +34,20 @@ inline ssum::problem many_solutions(std::size_t n, int bits, std::uint64_t seed)
   }
   p.target = total / 2;
   return p;
+}
+
+/// A run resumed from a checkpoint against one whole run: the same count and verdict, a
+/// certificate, the finished units not searched again (its first progress, `first`, past 0.3)
+/// and the file removed with the complete answer.
+inline void expect_resumed_like_whole(const ssum::problem& p, const ssum::solution& resumed,
+                                      const ssum::solution& whole, double first,
+                                      const std::filesystem::path& file) {
+  ASSERT_TRUE(resumed.count.has_value());
+  EXPECT_EQ(resumed.count->to_string(), whole.count->to_string());
+  EXPECT_EQ(resumed.feasible, whole.feasible);
+  if (resumed.feasible) EXPECT_TRUE(ssum::is_certificate(p, resumed.subset));
+  EXPECT_GE(first, 0.3) << "the finished units were searched again";
+  EXPECT_FALSE(std::filesystem::exists(file)) << "a complete answer removes its file";
 }
 
 }  // namespace ssum_test

@@ -506,12 +506,7 @@ TEST(FourListBatches, CheckpointsContinueOnEitherBackend) {
     } else {
       resumed = run(p, o, small, &stats);
     }
-    ASSERT_TRUE(resumed.count.has_value());
-    EXPECT_EQ(resumed.count->to_string(), whole.count->to_string());
-    EXPECT_EQ(resumed.feasible, whole.feasible);
-    if (resumed.feasible) EXPECT_TRUE(ssum::is_certificate(p, resumed.subset));
-    EXPECT_GE(first, 0.3) << "the finished units were searched again";
-    EXPECT_FALSE(fs::exists(file)) << "a complete answer removes its file";
+    ssum_test::expect_resumed_like_whole(p, resumed, whole, first, file);
   }
   // Another instance's file is refused (exit 2 in the CLI) and kept.
   {

@@ -77,12 +77,7 @@ TEST(FourListCheckpoint, AStoppedCountContinuesToTheSameCount) {
       if (pr.stage == "search" && first < 0 && pr.fraction > 0) first = pr.fraction;
     };
     const ssum::solution resumed = ssum::solve(ssum::cpu{1}, p, o);
-    ASSERT_TRUE(resumed.count.has_value());
-    EXPECT_EQ(resumed.count->to_string(), whole.count->to_string());
-    EXPECT_EQ(resumed.feasible, whole.feasible);
-    if (resumed.feasible) EXPECT_TRUE(ssum::is_certificate(p, resumed.subset));
-    EXPECT_GE(first, 0.3) << "the finished units were searched again";
-    EXPECT_FALSE(fs::exists(file)) << "a complete answer removes its file";
+    ssum_test::expect_resumed_like_whole(p, resumed, whole, first, file);
   }
 }
 
