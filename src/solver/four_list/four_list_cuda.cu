@@ -1,10 +1,11 @@
 // The four-list solver on a CUDA device: solver/four_list/four_list_batches.hpp's batches with the
-// work on the device, as a partitioned hash join (the radix-partitioned join of Kim et al.,
+// work on the device. 64-bit sums go to the radix-sorted batches (four_list_sorted.cuh, the faster
+// for them); 128-bit ones to the partitioned hash join defined here (the radix-partitioned join of Kim et al.,
 // "Sort vs. Hash Revisited", VLDB 2009, and of Balkesen et al., ICDE 2013, on the pair sums of
 // Schroeppel and Shamir's lists). Per batch and side:
 //   count_partitions  every key (solver/four_list/four_list_window.hpp: x, or t - y) tallied
 //                     by its hash partition in the block's shared memory; the block's tallies
-//                     out, partition-major;
+//                     out in one coalesced row (block-major);
 //   exclusive_scan    (ssum's, between two tile transposes) turns the tallies into each
 //                     block's start in each partition;
 //   write_partitions  the same keys again, each block writing to its own starts: every key is

@@ -4,7 +4,6 @@
 // in builds without CUDA). Host-only declarations.
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 
 #include "solver/frame.hpp"
 #include "ssum/solve.hpp"

@@ -46,13 +46,7 @@ class unit_record {
   bool failed() const { return failure_ != nullptr; }
   // Called by a thread that finished unit u with `count` solutions in it; false: the write
   // failed and the search should stop.
-  bool finished(std::uint64_t u, uint128 count) noexcept {
-    std::lock_guard<std::mutex> guard(lock_);
-    state_.done[u] = true;
-    state_.count += count;
-    if (seconds_since(last_) < seconds_) return failure_ == nullptr;
-    return write_locked();
-  }
+  bool finished(std::uint64_t u, uint128 count) noexcept { return finished_range(u, u + 1, count); }
   // The same for units [u0, u1) finished together with `count` solutions in all: recorded as
   // one step, so that a file never holds some of them with the count of all.
   bool finished_range(std::uint64_t u0, std::uint64_t u1, uint128 count) noexcept {
