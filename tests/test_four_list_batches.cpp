@@ -22,6 +22,7 @@
 #include "solver/four_list/four_list_batches.hpp"
 #include "solver/four_list/four_list_sorting.hpp"
 #include "checkpoint_helpers.hpp"
+#include "shared_search.hpp"
 #include "small_instances.hpp"
 #include "ssum/ssum.hpp"
 
@@ -238,6 +239,40 @@ TEST(FourListBatches, ZeroSumManySeeds) {
     if (::testing::Test::HasFatalFailure()) return;
   }
   EXPECT_GT(skip_finds, 20u) << "the empty subset's x should have been skipped";
+}
+
+// Shared by several solves (ssum/work_share.hpp, as MPI ranks share it): verdicts and counts
+// against brute force with every unit's count exact (the zero-sum quadruple left out of its
+// own unit), and the host four-list and the batches sharing one search.
+TEST(FourListBatches, SharedSearchesAgree) {
+  std::mt19937_64 rng(4242);
+  for (int trial = 0; trial < 300; ++trial) {
+    const ssum::problem p = ssum_test::random_instance(rng, 16, ssum_test::range_for(trial), trial % 2 == 1);
+    ssum::solve_options options;
+    options.count = trial % 3 != 0;
+    const auto out = ssum_test::run_shared(1 + trial % 3, options, [&](const ssum::solve_options& o, std::size_t) {
+      return run(p, o, tuning_for(trial));
+    });
+    const std::uint64_t expected = brute_force_count(p);
+    ASSERT_EQ(out.subset.has_value(), expected > 0) << describe(p);
+    if (out.subset) EXPECT_TRUE(ssum::is_certificate(p, *out.subset)) << describe(p);
+    if (options.count) {
+      ASSERT_TRUE(out.coordinator && out.coordinator->count) << describe(p);
+      EXPECT_EQ(static_cast<std::uint64_t>(*out.coordinator->count), expected) << describe(p);
+    }
+  }
+  // 36 items, no reduction applies: the host's solve and two batches' solves, one pool.
+  const ssum::problem p = ssum_test::many_solutions(36, 30, 17);
+  ssum::solve_options counting;
+  counting.count = true;
+  counting.algo = ssum::algorithm::four_list;
+  const ssum::solution alone = ssum::solve(ssum::cpu{1}, p, counting);
+  const auto out = ssum_test::run_shared(3, counting, [&](const ssum::solve_options& o, std::size_t r) {
+    return r == 1 ? ssum::solve(ssum::cpu{1}, p, o) : run(p, o, tuning_for(r));
+  });
+  ASSERT_TRUE(out.coordinator && out.coordinator->count);
+  EXPECT_EQ(out.coordinator->count->to_string(), alone.count->to_string());
+  EXPECT_GT(out.units, 100u);
 }
 
 // Beyond brute force: against the host four-list, n = 21..40 (not all multiples of 4), the

@@ -14,6 +14,8 @@
 
 namespace ssum {
 
+class work_share;
+
 enum class backend { automatic, cpu, cuda };
 /// two_list: O(2^(n/2)) memory, the fastest while the lists fit; four_list (Schroeppel-Shamir,
 /// modular): O(2^(n/4)) memory, the same O(2^(n/2)) time in cache-sized pieces. automatic:
@@ -71,6 +73,12 @@ struct solve_options {
   /// ssum::input_error. Other plans run in one piece and say so in their reason.
   std::string checkpoint;
   double checkpoint_seconds = 5;
+  /// A four-list search shared with other solves (ssum/work_share.hpp; `mpirun -np K ssum
+  /// solve`): the units come from it, and the coordinator's solve answers for all of them.
+  /// Only the four-list takes it: another plan runs in this solve alone and never calls it.
+  /// With a share, `checkpoint` stays empty (std::invalid_argument): the work_pool keeps the
+  /// file. Not owned.
+  work_share* share = nullptr;
 };
 
 /// A solve's verdict: a verified subset, a proof that there is none, or neither because the

@@ -16,3 +16,4 @@
 #include "ssum/solve.hpp"
 #include "ssum/sort.hpp"
 #include "ssum/version.hpp"
+#include "ssum/work_share.hpp"

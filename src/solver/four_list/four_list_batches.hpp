@@ -40,6 +40,7 @@
 #include "solver/four_list/four_list_cuda.hpp"
 #include "solver/four_list/four_list_plan.hpp"
 #include "solver/four_list/four_list_window.hpp"
+#include "solver/four_list/unit_feed.hpp"
 #include "solver/four_list/unit_record.hpp"
 #include "solver/frame.hpp"
 #include "solver/two_list/two_list_instance.hpp"
@@ -141,6 +142,12 @@ solution four_list_sums_in_batches(Device& device, const problem& p, const flipp
   if (!options.checkpoint.empty()) saved = read_checkpoint(options.checkpoint);
   int bits = largest_modulus_bits(n);
   if (saved && saved->id.modulus_bits >= 1 && saved->id.modulus_bits <= bits) bits = saved->id.modulus_bits;
+  if (options.share) {
+    if (!options.checkpoint.empty()) {
+      throw std::invalid_argument("a shared four-list keeps its checkpoint in its work_pool, not in the solve's options");
+    }
+    bits = options.share->begin(fingerprint_of(p), n, bits, largest_modulus_bits(n));
+  }
   const std::uint64_t m = modulus_for(bits);
   std::optional<unit_record> record = open_unit_record(p, bits, m, saved, options);
   const Sum* w = inst.weights.data();
@@ -248,6 +255,11 @@ solution four_list_sums_in_batches(Device& device, const problem& p, const flipp
   const std::uint64_t t_mod = static_cast<std::uint64_t>(t % m);
   const double all_outer = double(l1.sum.size()) * double(l3.sum.size());
   const std::uint64_t units = units_of(m);
+  unit_feed feed(units, record ? &*record : nullptr, options.share);
+  // The empty subset's quadruple (zero-sum) is a match of the class of its a + b: its unit's
+  // count leaves it out, so that every unit's count is its solutions on either backend.
+  const std::uint64_t trivial_class =
+      static_cast<std::uint64_t>((l1.sum[trivial[0][0]] + l2.sum[trivial[0][1]]) % m);
   // Classes per batch: about 0.8 cap keys on the larger side, first from the pairs formed, then
   // from the keys the batches held (those above the target are dropped).
   double keys_per_class = pairs / double(m);
@@ -262,18 +274,16 @@ solution four_list_sums_in_batches(Device& device, const problem& p, const flipp
   const auto finished = [&] { return answer && !options.count; };  // a count goes on through every unit
   std::vector<task> pending;
   try {
-    for (std::uint64_t u0 = 0; u0 < units && !finished();) {
-      if (record && record->skipped(u0)) {
-        ++u0;
-        continue;
-      }
+    while (!finished()) {
       // Units [u0, u1): whole units while they fit one batch's classes, at least one.
-      std::uint64_t u1 = u0 + 1;
       const std::uint64_t room = batch_classes();
-      while (u1 < units && !(record && record->skipped(u1)) &&
-             first_class(u1 + 1, units, m) - first_class(u0, units, m) <= room) {
-        ++u1;
+      const std::uint64_t most = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(double(room) * double(units) / double(m)));
+      const std::optional<std::array<std::uint64_t, 2>> taken = feed.next(most);
+      if (!taken) {
+        feed.rethrow();
+        break;
       }
+      const std::uint64_t u0 = (*taken)[0], u1 = (*taken)[1];
       const std::uint64_t c_begin = first_class(u0, units, m), c_end = first_class(u1, units, m);
       uint128 range_count = 0;
       for (std::uint64_t r0 = c_begin; r0 < c_end && !finished();) {
@@ -323,15 +333,22 @@ solution four_list_sums_in_batches(Device& device, const problem& p, const flipp
             if (!answer && matches > 0) answer = certificate_in_batch();
           }
           done += double(k.len) * (double(k.a_hi - k.a_lo) * double(k.c_hi - k.c_lo) / all_outer);
-          if (options.on_progress) {
+          if (options.on_progress && !feed.shared()) {
             const double f = std::min(1.0, done / double(m));
             options.on_progress(progress{"search", f, f});  // the batches are the work
           }
         }
       }
+      if (options.count && inst.exclude_trivial && trivial_class >= c_begin && trivial_class < c_end) range_count -= 1;
       count += range_count;
-      if (!finished() && record && !record->finished_range(u0, u1, range_count)) break;  // its error: below
-      u0 = u1;
+      if (!finished() && !feed.finished(u0, u1, range_count)) {
+        feed.rethrow();
+        break;  // the checkpoint's error: below
+      }
+      if (options.on_progress && feed.shared()) {
+        const double f = feed.done(0);
+        options.on_progress(progress{"search", f, f});
+      }
     }
   } catch (...) {
     // Stopped early (an interrupt, the time limit, the device): the file keeps what finished.
@@ -349,11 +366,10 @@ solution four_list_sums_in_batches(Device& device, const problem& p, const flipp
   result.seconds.recover = recover_seconds;
   result.seconds.search = std::max(0.0, seconds_since(t0) - count_seconds - recover_seconds);
 
-  if (options.count) {
-    if (record) count += record->count_before();  // the units a previous run finished
-    if (inst.exclude_trivial) count -= 1;          // the empty subset: in the total exactly once
-    result.count = count;
-  }
+  // The units a previous run finished, or (shared) the whole search's: a decision that found
+  // its subset here does not wait for the others.
+  if (options.count || !answer) count = feed.total(count, options.cancel);
+  if (options.count) result.count = count;
   if (answer) {
     const std::uint32_t masks[4] = {(*answer)[0], (*answer)[1], (*answer)[2], (*answer)[3]};
     result.subset = subset_of_masks(q, masks, inst.flipped);

@@ -19,6 +19,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstdint>
@@ -32,6 +33,7 @@
 #include <vector>
 
 #include "solver/four_list/checkpoint.hpp"
+#include "solver/four_list/unit_feed.hpp"
 #include "solver/four_list/unit_record.hpp"
 #include "solver/four_list/four_list_plan.hpp"
 #include "solver/frame.hpp"
@@ -150,6 +152,8 @@ class_search<Sum> search_classes(const flipped_instance<Sum>& inst, const quarte
                                  const quarter_list<Sum>& l2, const quarter_list<Sum>& l3, const quarter_list<Sum>& l4,
                                  std::uint64_t m, const std::uint32_t (&trivial)[4], unsigned threads,
                                  const solve_options& options, unit_record* record) {
+  const std::uint64_t units = units_of(m);
+  unit_feed feed(units, record, options.share);
   const Sum t = inst.target;
   const std::uint64_t t_mod = static_cast<std::uint64_t>(t % m);
   std::atomic<bool> stop{false}, found{false}, cancelled{false}, out_of_memory{false};
@@ -172,16 +176,17 @@ class_search<Sum> search_classes(const flipped_instance<Sum>& inst, const quarte
   };
   const std::uint32_t right_trivial[2] = {trivial[2], trivial[3]};
   if (options.on_progress) options.on_progress(progress{"search", 0.0, 0.0});  // before any class ends
-  const std::uint64_t units = units_of(m);
   if (record) classes_done = first_class(record->units_skipped(), units, m);  // about: for progress
   std::atomic<bool> unwritten{false};
 #pragma omp parallel num_threads(threads)
   {
     right_table<Sum> table;
     uint128 count = 0;
-#pragma omp for schedule(dynamic, 1)
-    for (std::uint64_t u = 0; u < units; ++u) {
-      if (halted() || (record && record->skipped(u))) continue;
+    // One unit at a time, from this process's units or the share's.
+    while (!halted()) {
+      const std::optional<std::array<std::uint64_t, 2>> taken = feed.next(1);
+      if (!taken) break;
+      const std::uint64_t u = (*taken)[0];
       uint128 unit_count = 0;
       bool complete = true;  // every class of the unit searched to its end
       for (std::uint64_t r = first_class(u, units, m); r < first_class(u + 1, units, m) && complete; ++r) {
@@ -255,13 +260,13 @@ class_search<Sum> search_classes(const flipped_instance<Sum>& inst, const quarte
         if (!complete) break;
         const std::uint64_t done = classes_done.fetch_add(1) + 1;
         if (omp_get_thread_num() == 0 && options.on_progress) {
-          progress pr{"search", double(done) / double(m)};
+          progress pr{"search", feed.done(double(done) / double(m))};
           pr.overall = pr.fraction;  // the classes are the work: the quarter lists are 2^(n/4) sums
           options.on_progress(pr);
         }
       }
       count += unit_count;
-      if (complete && record && !record->finished(u, unit_count)) {
+      if (complete && !feed.finished(u, u + 1, unit_count)) {
         unwritten.store(true);
         stop.store(true);
       }
@@ -274,13 +279,16 @@ class_search<Sum> search_classes(const flipped_instance<Sum>& inst, const quarte
     const bool complete = !cancelled.load() && !out_of_memory.load() && !unwritten.load();
     record->close(complete);
   }
+  feed.rethrow();
   if (cancelled.load()) throw interrupted();
   if (out_of_memory.load()) throw std::bad_alloc();  // ssum::solve names the plan's bytes
   class_search<Sum> result;
   result.found = found.load();
   for (int k = 0; k < 4; ++k) result.answer[k] = answer[k];
   for (const uint128 c : partial) result.count += c;
-  if (record) result.count += record->count_before();  // the units a previous run finished
+  // The units a previous run finished, or (shared) the whole search's: a decision that found
+  // its subset here does not wait for the others.
+  if (options.count || !result.found) result.count = feed.total(result.count, options.cancel);
   return result;
 
 }
@@ -355,6 +363,12 @@ solution solve_four_list(const host_share& host, const problem& p, const flipped
   if (!options.checkpoint.empty()) saved = read_checkpoint(options.checkpoint);
   if (saved && saved->id.modulus_bits >= 1 && saved->id.modulus_bits <= largest_modulus_bits(n)) {
     bits = saved->id.modulus_bits;
+  }
+  if (options.share) {
+    if (!options.checkpoint.empty()) {
+      throw std::invalid_argument("a shared four-list keeps its checkpoint in its work_pool, not in the solve's options");
+    }
+    bits = options.share->begin(fingerprint_of(p), n, bits, largest_modulus_bits(n));
   }
   const double bytes = planned_bytes(n, threads, bits);
   if (bytes > available) {

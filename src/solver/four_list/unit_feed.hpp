@@ -1,0 +1,83 @@
+#pragma once
+// Internal: where a four-list search (host, four_list_cpu.cpp; device, four_list_batches.hpp)
+// takes its units: in order from this process, skipping those its checkpoint holds, or from a
+// work_share (ssum/work_share.hpp) when the search is shared with other solves. Called from
+// several threads; a share's exception is kept and thrown by rethrow() after they join.
+#include <array>
+#include <cstdint>
+#include <exception>
+#include <mutex>
+#include <optional>
+
+#include "solver/four_list/unit_record.hpp"
+#include "ssum/int128.hpp"
+#include "ssum/work_share.hpp"
+
+namespace ssum::detail {
+
+class unit_feed {
+ public:
+  unit_feed(std::uint64_t units, unit_record* record, work_share* share)
+      : units_(units), record_(record), share_(share) {}
+
+  /// Units [first, last) to search next, 1 to `most` of them; nullopt when none is left (or
+  /// the share failed).
+  std::optional<std::array<std::uint64_t, 2>> next(std::uint64_t most) noexcept {
+    if (share_) {
+      try {
+        return share_->next(units_, most);
+      } catch (...) {
+        keep(std::current_exception());
+        return std::nullopt;
+      }
+    }
+    std::lock_guard<std::mutex> guard(lock_);
+    while (cursor_ < units_ && record_ && record_->skipped(cursor_)) ++cursor_;
+    if (cursor_ >= units_) return std::nullopt;
+    const std::uint64_t first = cursor_;
+    while (cursor_ < units_ && cursor_ - first < most && !(record_ && record_->skipped(cursor_))) ++cursor_;
+    return std::array<std::uint64_t, 2>{first, cursor_};
+  }
+  /// Units [first, last) searched to their end with `count` solutions; false: the search
+  /// should stop (the checkpoint could not be written, the share failed).
+  bool finished(std::uint64_t first, std::uint64_t last, uint128 count) noexcept {
+    if (share_) {
+      try {
+        share_->finished(first, last, count);
+        return true;
+      } catch (...) {
+        keep(std::current_exception());
+        return false;
+      }
+    }
+    return record_ ? record_->finished_range(first, last, count) : true;
+  }
+  /// The fraction of the search finished, given this process's own (for progress).
+  double done(double own) const { return share_ ? share_->done() : own; }
+  /// The solutions of the whole search, given this process's own (the empty subset
+  /// excluded): the share's answer, or own plus a checkpoint's.
+  uint128 total(uint128 own, const std::atomic<bool>* cancel) {
+    if (share_) return share_->finish(own, cancel);
+    return record_ ? own + record_->count_before() : own;
+  }
+  bool shared() const { return share_ != nullptr; }
+  /// Throws what a call to the share threw.
+  void rethrow() {
+    std::lock_guard<std::mutex> guard(lock_);
+    if (failure_) std::rethrow_exception(failure_);
+  }
+
+ private:
+  void keep(std::exception_ptr e) noexcept {
+    std::lock_guard<std::mutex> guard(lock_);
+    if (!failure_) failure_ = e;
+  }
+  std::mutex lock_;
+  std::uint64_t units_;
+  unit_record* record_;
+  work_share* share_;
+  std::uint64_t cursor_ = 0;
+  std::exception_ptr failure_;
+};
+
+}  // namespace ssum::detail
