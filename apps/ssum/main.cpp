@@ -28,6 +28,9 @@
 
 #include "progress.hpp"
 #include "ssum/ssum.hpp"
+#if SSUM_HAVE_MPI
+#include "mpi_job.hpp"
+#endif
 
 namespace {
 
@@ -67,10 +70,45 @@ struct solving_scope {
 
 constexpr unsigned max_threads = 4096;
 
+// Ranks other than 0 of an MPI job are quiet: rank 0 speaks for the job.
+bool g_quiet = false;
+
 int fail(int code, const std::string& message) {
-  std::cerr << "ssum: " << ssum::printable(message) << '\n';
+  if (!g_quiet) std::cerr << "ssum: " << ssum::printable(message) << '\n';
   return code;
 }
+
+// The exit code and one-line message of a failure (every failure is one line on stderr).
+std::pair<int, std::string> failure_of(std::exception_ptr error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const ssum::interrupted&) {
+    return {interrupted, "interrupted"};
+  } catch (const std::invalid_argument& e) {  // ssum::input_error too
+    return {bad_input, e.what()};
+  } catch (const ssum::insufficient_memory& e) {
+    return {no_resources, e.what()};
+  } catch (const ssum::backend_unavailable& e) {
+    return {no_resources, e.what()};
+  } catch (const ssum::out_of_reach& e) {
+    return {no_resources, e.what()};
+  } catch (const ssum::cuda_error& e) {
+    return {no_resources, std::string("CUDA error: ") + e.what()};
+  } catch (const std::bad_alloc&) {
+    // Outside a solve's plan (the solver turns its own failures into insufficient_memory):
+    // reading the input, say, which is bounded by ssum::max_input_bytes.
+    return {no_resources, "out of memory outside the solver's plan; " +
+                              ssum::format_bytes(double(ssum::available_host_memory())) + " are available"};
+  } catch (const std::exception& e) {
+    return {internal, std::string("internal error: ") + e.what()};
+  } catch (...) {
+    return {internal, "internal error: an unknown exception"};
+  }
+}
+
+#if SSUM_HAVE_MPI
+std::optional<ssum::cli::mpi_job> g_job;  // under mpirun
+#endif
 
 // A closed pipe (`ssum gen ... | head -c1`) ends the process by SIGPIPE, quietly, as it ends
 // other filters; this is for a SIGPIPE that was blocked or ignored anyway.
@@ -244,11 +282,30 @@ int run_solve(const solve_args& args) {
     seed = *value;
   }
   // The library knows a command-line target: empty input with one is the empty instance.
+#if SSUM_HAVE_MPI
+  // Under mpirun rank 0 reads the instance and sends it to the other ranks.
+  std::optional<ssum::problem> shared;
+  if (g_job) {
+    int code = 0;
+    if (g_job->rank() == 0) {
+      try {
+        shared = ssum::read_problem(args.input, target);
+      } catch (...) {
+        g_job->broadcast(std::nullopt, code = failure_of(std::current_exception()).first);
+        throw;
+      }
+    }
+    shared = g_job->broadcast(shared, code);
+    if (!shared) return code;  // rank 0 says why
+  }
+  const ssum::problem p = shared ? std::move(*shared) : ssum::read_problem(args.input, target);
+#else
   const ssum::problem p = ssum::read_problem(args.input, target);
+#endif
   const ssum::backend which = args.backend == "cpu"    ? ssum::backend::cpu
                               : args.backend == "cuda" ? ssum::backend::cuda
                                                        : ssum::backend::automatic;
-  ssum::cli::progress_printer printer(args.progress || isatty(STDERR_FILENO));
+  ssum::cli::progress_printer printer(!g_quiet && (args.progress || isatty(STDERR_FILENO)));
   ssum::solve_options options;
   options.algo = args.algorithm == "two-list"    ? ssum::algorithm::two_list
                  : args.algorithm == "four-list" ? ssum::algorithm::four_list
@@ -265,7 +322,25 @@ int run_solve(const solve_args& args) {
   options.on_progress = [&printer](const ssum::progress& pr) { printer(pr); };
 
   std::signal(SIGINT, on_sigint);
+#if SSUM_HAVE_MPI
+  // mpirun passes a Ctrl-C on to the ranks as SIGTERM: the same orderly stop (the checkpoint kept).
+  if (g_job) std::signal(SIGTERM, on_sigint);
+  std::optional<ssum::cli::job_answer> job;
+  if (g_job) {
+    // Each rank's share of the node's cores unless --threads says (the device takes none).
+    const unsigned threads = args.threads || which == ssum::backend::cuda ? args.threads : g_job->default_threads();
+    ssum::solve_options shared_options = options;
+    shared_options.cancel = nullptr;  // the job's own, raised by g_interrupt
+    {
+      const solving_scope guard;
+      job = g_job->solve(which, threads, p, shared_options, g_interrupt, failure_of);
+    }
+    if (!job) return found;  // a rank other than 0: rank 0 answers
+  }
+  const ssum::solution s = job ? job->answer : [&] {
+#else
   const ssum::solution s = [&] {
+#endif
     const solving_scope guard;
     return ssum::solve(which, args.threads, p, options);
   }();
@@ -302,6 +377,13 @@ int run_solve(const solve_args& args) {
     const nlohmann::json planned =
         unknown_answer && s.planned_bytes == 0 ? nlohmann::json(nullptr) : nlohmann::json(s.planned_bytes);
     out["memory"] = {{"planned_bytes", planned}, {"peak_rss_bytes", ssum::peak_resident_bytes()}};
+#if SSUM_HAVE_MPI
+    if (job) {
+      out["ranks"] = job->ranks;
+      out["shared"] = job->shared;
+      out["rank_seconds"] = job->rank_seconds;
+    }
+#endif
     answer << out.dump() << '\n';
   } else {
     const std::string goal = p.zero_sum() ? "0 (a non-empty subset)" : target_text;
@@ -334,6 +416,9 @@ int run_solve(const solve_args& args) {
                         : s.algorithm == "reductions" ? "the reductions prove it"
                                                       : "the search was exhaustive";
     answer << s.algorithm << " on " << s.backend << where << " in " << seconds << " s; " << proof << '\n';
+#if SSUM_HAVE_MPI
+    if (job) answer << "MPI: " << job->note << '\n';
+#endif
   }
   return write_answer(answer.str(), unknown_answer ? unknown : s.feasible ? found : none);
 }
@@ -367,9 +452,22 @@ int run_info() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int run_main(int argc, char** argv) {
   default_sigpipe();  // a closed pipe ends ssum quietly
   std::atexit(on_exit_during_solve);
+#if SSUM_HAVE_MPI
+  if (ssum::cli::started_by_mpi_launcher()) {
+    g_job.emplace(argc, argv);
+    g_quiet = g_job->rank() != 0;
+  }
+#else
+  // Started by mpirun without MPI support: K independent solves would each print an answer.
+  if (std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_SIZE") || std::getenv("PMIX_RANK")) {
+    const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
+    g_quiet = rank && std::string_view(rank) != "0";
+    return fail(no_resources, "this ssum was built without MPI (CMake option SSUM_MPI): run it without mpirun");
+  }
+#endif
 
   // CLI11 reads "--target=" as a bare "--target" and takes the next argument as its value
   // ("--target= --json" targets "--json"): an empty value after '=' is refused first.
@@ -451,25 +549,21 @@ int main(int argc, char** argv) {
       return run_gen(cls, n, bits, *seed);
     }
     if (info->parsed()) return run_info();
-  } catch (const ssum::interrupted&) {
-    return fail(interrupted, "interrupted");
-  } catch (const std::invalid_argument& e) {  // ssum::input_error too
-    return fail(bad_input, e.what());
-  } catch (const ssum::insufficient_memory& e) {
-    return fail(no_resources, e.what());
-  } catch (const ssum::backend_unavailable& e) {
-    return fail(no_resources, e.what());
-  } catch (const ssum::out_of_reach& e) {
-    return fail(no_resources, e.what());
-  } catch (const ssum::cuda_error& e) {
-    return fail(no_resources, std::string("CUDA error: ") + e.what());
-  } catch (const std::bad_alloc&) {
-    // Outside a solve's plan (the solver turns its own failures into insufficient_memory):
-    // reading the input, say, which is bounded by ssum::max_input_bytes.
-    return fail(no_resources, "out of memory outside the solver's plan; " +
-                                  ssum::format_bytes(double(ssum::available_host_memory())) + " are available");
-  } catch (const std::exception& e) {
-    return fail(internal, std::string("internal error: ") + e.what());
+#if SSUM_HAVE_MPI
+  } catch (const ssum::cli::rank_failure& e) {
+    return fail(e.code, e.message);
+#endif
+  } catch (...) {
+    const auto [code, message] = failure_of(std::current_exception());
+    return fail(code, message);
   }
   return fail(bad_input, "no command given (see ssum --help)");
+}
+
+int main(int argc, char** argv) {
+  const int code = run_main(argc, argv);
+#if SSUM_HAVE_MPI
+  g_job.reset();  // MPI_Finalize before the exit, not among the static destructors
+#endif
+  return code;
 }

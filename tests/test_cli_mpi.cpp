@@ -1,0 +1,199 @@
+// `mpirun -np K ssum solve`: the same verdicts and counts as one process on signed, zero-sum,
+// planted and no-instances with 1, 2 and 3 ranks (oversubscribed on a small machine); a rank
+// that fails or is killed ends the job non-zero naming the rank, never with a verdict; a
+// killed job's checkpoint continues to the whole count. Skipped in a build without MPI.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli_runner.hpp"
+#include "ssum/ssum.hpp"
+
+namespace {
+
+using namespace ssum_test;
+using clock_type = std::chrono::steady_clock;
+
+// Root may run mpirun here (CI machines run as root); shared memory between the ranks only.
+const std::string mpi_env =
+    "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader OMPI_MCA_rmaps_base_oversubscribe=1 ";
+
+bool have_mpirun() {
+  return SSUM_TESTS_HAVE_MPI && std::system("command -v mpirun >/dev/null 2>&1") == 0;
+}
+
+#define SKIP_WITHOUT_MPI()                                                                   \
+  if (!have_mpirun()) GTEST_SKIP() << "built without MPI, or no mpirun: the MPI job not exercised"
+
+run_result mpirun(int ranks, const std::string& args) {
+  return run_shell(mpi_env + "mpirun --bind-to none -np " + std::to_string(ranks) + " \"$SSUM\" " + args + " </dev/null");
+}
+
+ssum::problem read_instance(const fs::path& file) { return ssum::read_problem(file.string(), std::nullopt); }
+
+struct instance {
+  std::string name, text;
+};
+
+// No reduction settles these: the four-list runs over many units (n = 40..44).
+std::vector<instance> instances() {
+  std::vector<instance> out = {
+      {"planted", run("gen planted -n 44 --seed 3").out},
+      {"zerosum", run("gen zero-sum -n 40 --bits 14 --seed 5").out},
+      {"dense", run("gen random -n 44 --bits 16 --seed 3").out},   // many solutions
+      {"none", run("gen random -n 44 --seed 3").out},              // none
+  };
+  // Signed weights with a target: many solutions, some negative weights.
+  std::ostringstream signed_text;
+  std::uint64_t x = 99;
+  signed_text << "target: 1234\n";
+  for (int i = 0; i < 42; ++i) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    signed_text << (std::int64_t(x >> 44) - (std::int64_t(1) << 19)) << ' ';
+  }
+  out.push_back({"signed", signed_text.str() + "\n"});
+  return out;
+}
+
+TEST(CliMpi, SameAnswersAsOneProcess) {
+  SKIP_WITHOUT_MPI();
+  for (const instance& in : instances()) {
+    const fs::path file = write_file("mpi_" + in.name + ".txt", in.text);
+    const ssum::problem p = read_instance(file);
+    for (const std::string count : {"--count ", ""}) {
+      const std::string args = "solve --json --algorithm four-list " + count + file.string();
+      const auto alone = run(args);
+      ASSERT_LE(alone.code, 1) << in.name << ": " << alone.err;
+      const auto one = nlohmann::json::parse(alone.out);
+      for (int k = 1; k <= 3; ++k) {
+        const auto r = mpirun(k, args);
+        const std::string what = in.name + " " + count + "on " + std::to_string(k) + " ranks: " + r.err;
+        ASSERT_EQ(r.code, alone.code) << what;
+        const auto j = nlohmann::json::parse(r.out);
+        EXPECT_EQ(j.at("status"), one.at("status")) << what;
+        EXPECT_EQ(j.at("ranks"), k) << what;
+        EXPECT_EQ(j.at("rank_seconds").size(), std::size_t(k)) << what;
+        if (!count.empty()) EXPECT_EQ(j.at("count"), one.at("count")) << what;
+        if (j.at("feasible") == true) {
+          EXPECT_TRUE(ssum::is_certificate(p, j.at("subset").get<std::vector<std::size_t>>())) << what;
+        }
+        if (j.at("status") == "infeasible" || !count.empty()) EXPECT_EQ(j.at("shared"), true) << what;
+      }
+    }
+  }
+}
+
+// Plans that are not the four-list run on rank 0 alone and say so; the others end quietly.
+TEST(CliMpi, OtherPlansRunOnRankZeroAlone) {
+  SKIP_WITHOUT_MPI();
+  const fs::path file = write_file("mpi_small.txt", run("gen random -n 30 --seed 2").out);
+  const auto alone = run("solve --algorithm two-list " + file.string());
+  const auto r = mpirun(2, "solve --algorithm two-list " + file.string());
+  EXPECT_EQ(r.code, alone.code) << r.err;
+  EXPECT_NE(r.out.find("ran on rank 0 alone"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.substr(0, r.out.find('\n')), alone.out.substr(0, alone.out.find('\n')));
+}
+
+// Bad input on rank 0 ends every rank with its exit code, said once.
+TEST(CliMpi, BadInputEndsEveryRank) {
+  SKIP_WITHOUT_MPI();
+  const fs::path file = write_file("mpi_bad.txt", "1 2 x 4\n");
+  const auto r = mpirun(3, "solve " + file.string());
+  EXPECT_EQ(r.code, 2) << r.err;
+  std::size_t said = 0;
+  for (std::size_t at = r.err.find("ssum: "); at != std::string::npos; at = r.err.find("ssum: ", at + 1)) ++said;
+  EXPECT_EQ(said, 1u) << r.err;
+}
+
+// A rank whose plan fails (rank 1 given too little memory, by mpirun's MPMD form) ends the job
+// with that failure's exit code and the rank's name, and no verdict on stdout.
+TEST(CliMpi, AFailedRankEndsTheJobNamingIt) {
+  SKIP_WITHOUT_MPI();
+  const fs::path file = write_file("mpi_fail.txt", run("gen random -n 44 --seed 3").out);
+  const std::string args = " solve --algorithm four-list --count " + file.string();
+  const auto r = run_shell(mpi_env + "mpirun --bind-to none -np 1 \"$SSUM\"" + args + " : -np 1 \"$SSUM\"" + args +
+                           " --memory 1K </dev/null");
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("rank 1: "), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("infeasible"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("solutions"), std::string::npos) << r.out;
+}
+
+// The pids of the processes whose parent is `parent` and whose environment names MPI rank `rank`.
+std::vector<pid_t> ranks_of(pid_t parent, int rank) {
+  std::vector<pid_t> found;
+  const std::string want = "OMPI_COMM_WORLD_RANK=" + std::to_string(rank);
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(e.path() / "stat");
+    std::string line;
+    std::getline(stat, line);
+    const std::size_t close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 2));
+    char state = 0;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    if (ppid != parent) continue;
+    std::ifstream env(e.path() / "environ");
+    std::string entry;
+    while (std::getline(env, entry, '\0')) {
+      if (entry == want) found.push_back(static_cast<pid_t>(std::stol(name)));
+    }
+  }
+  return found;
+}
+
+// Rank 1 killed (SIGKILL) during a count: the job ends non-zero naming rank 1, with no verdict;
+// its checkpoint (kept by rank 0) continues, on 2 ranks, to the count of one whole run.
+TEST(CliMpi, AKilledRankEndsTheJobAndTheCheckpointContinues) {
+  SKIP_WITHOUT_MPI();
+  const fs::path in = write_file("mpi_kill.txt", run("gen random -n 52 --seed 4").out);
+  const std::string four = "solve --json --count --algorithm four-list --threads 1 ";
+  const auto whole = run(four + in.string());
+  ASSERT_LE(whole.code, 1) << whole.err;
+  const fs::path file = scratch_dir() / "mpi_kill.ckpt";
+  fs::remove(file);
+  const fs::path out = scratch_dir() / "mpi_kill_out.txt", err = scratch_dir() / "mpi_kill_err.txt";
+  const std::string cmd = mpi_env + "exec mpirun --bind-to none -np 2 '" + std::string(SSUM_BINARY) + "' " + four +
+                          "--checkpoint " + file.string() + " --checkpoint-every 0.05 " + in.string() + " >" +
+                          out.string() + " 2>" + err.string() + " </dev/null";
+  pid_t pid = 0;
+  const char* argv[] = {"/bin/sh", "-c", cmd.c_str(), nullptr};
+  ASSERT_EQ(posix_spawn(&pid, "/bin/sh", nullptr, nullptr, const_cast<char**>(argv), environ), 0);
+  const auto start = clock_type::now();
+  std::vector<pid_t> victims;
+  while ((!fs::exists(file) || victims.empty()) && clock_type::now() - start < std::chrono::seconds(60)) {
+    victims = ranks_of(pid, 1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_EQ(victims.size(), 1u) << "rank 1 not found under mpirun";
+  ASSERT_TRUE(fs::exists(file)) << "no checkpoint before the kill: " << read_all(err);
+  kill(victims[0], SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const int code = decode_status(status);
+  EXPECT_NE(code, 0) << read_all(err);
+  EXPECT_NE(code, 1) << "a verdict from part of the work: " << read_all(out);
+  EXPECT_EQ(read_all(out).find("\"status\""), std::string::npos) << read_all(out);
+  EXPECT_NE(read_all(err).find("rank 1"), std::string::npos) << read_all(err);
+  ASSERT_TRUE(fs::exists(file));
+  const auto resumed = mpirun(2, four + "--checkpoint " + file.string() + " " + in.string());
+  ASSERT_EQ(resumed.code, whole.code) << resumed.err;
+  EXPECT_EQ(nlohmann::json::parse(resumed.out).at("count"), nlohmann::json::parse(whole.out).at("count"));
+  EXPECT_FALSE(fs::exists(file)) << "a complete answer removes its file";
+}
+
+}  // namespace
