@@ -27,7 +27,7 @@ using clock_type = std::chrono::steady_clock;
 
 // Root may run mpirun here (CI machines run as root); shared memory between the ranks only.
 const std::string mpi_env =
-    "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader OMPI_MCA_rmaps_base_oversubscribe=1 ";
+    "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1 OMPI_MCA_rmaps_base_oversubscribe=1 ";
 
 bool have_mpirun() {
   return SSUM_TESTS_HAVE_MPI && std::system("command -v mpirun >/dev/null 2>&1") == 0;
