@@ -170,3 +170,25 @@ TEST(SharedFourList, RefusesACheckpointInTheSolvesOptions) {
 }
 
 }  // namespace
+
+// Shared by two solves, automatic takes the four-list where the two lists would take more than
+// a second in one (n = 54 on one thread, about 1.6 s); alone, or where they are quick, the
+// two-list. (Both solves run automatic here; an MPI job's other ranks name the four-list.)
+TEST(SharedFourList, AutomaticSharesWhatWouldTakeLong) {
+  for (const std::size_t n : {40u, 54u}) {
+    const ssum::problem p = ssum_test::many_solutions(n, int(n) - 12, 23);
+    const auto out = run_shared(2, ssum::solve_options{}, [&](const ssum::solve_options& o, std::size_t) {
+      return ssum::solve(ssum::backend::cpu, 1, p, o);
+    });
+    ASSERT_TRUE(out.subset) << n;
+    EXPECT_TRUE(ssum::is_certificate(p, *out.subset));
+    if (!out.coordinator) continue;  // the other solve found it first: its plan is the same
+    EXPECT_EQ(out.coordinator->plan.algorithm, n == 54 ? "four-list" : "two-list") << out.coordinator->plan.reason;
+    if (n == 54) EXPECT_NE(out.coordinator->plan.reason.find("shared by 2 processes"), std::string::npos);
+  }
+  // Alone: the two-list's plan (cut short: only the choice is looked at).
+  ssum::solve_options brief;
+  brief.time_limit = 0.05;
+  const ssum::problem p = ssum_test::many_solutions(54, 42, 23);
+  EXPECT_EQ(ssum::solve(ssum::backend::cpu, 1, p, brief).plan.algorithm, "two-list");
+}

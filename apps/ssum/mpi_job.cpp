@@ -149,6 +149,8 @@ class remote_share final : public work_share {
   }
   double done() const override { return 0; }  // not shown: rank 0 shows the job's progress
   uint128 finish(uint128 own, const std::atomic<bool>*) override { return own; }
+  std::size_t solves() const override { return ranks_; }
+  explicit remote_share(std::size_t ranks) : ranks_(ranks) {}
 
   // The main thread: sends what the solve's threads asked for, waiting at most `pause` for
   // it; whether anything was sent.
@@ -175,6 +177,7 @@ class remote_share final : public work_share {
   }
 
  private:
+  std::size_t ranks_;
   std::mutex lock_;
   std::condition_variable wake_;
   std::deque<std::pair<int, words>> outbox_;
@@ -313,7 +316,7 @@ std::optional<job_answer> mpi_job::solve(backend which, unsigned threads, const 
 // rank 0, reports its answer, and waits for the end.
 void mpi_job::work(backend which, unsigned threads, const problem& p, solve_options options,
                    const std::atomic<bool>& interrupt, const failure_of& failure) {
-  remote_share share;
+  remote_share share{std::size_t(size_)};
   std::atomic<bool> stop{false};
   options.algo = algorithm::four_list;
   options.share = &share;

@@ -45,6 +45,10 @@ class work_share {
   /// return `own`. Polls `cancel` and throws ssum::interrupted when it is raised, or when the
   /// search was stopped (work_pool::stop: a subset found elsewhere, a failure).
   virtual uint128 finish(uint128 own, const std::atomic<bool>* cancel) = 0;
+  /// How many solves share the search (the processes of an MPI job): with more than one,
+  /// algorithm::automatic takes the four-list on the host where the two lists would take
+  /// more than a second in this one.
+  virtual std::size_t solves() const { return 1; }
 };
 
 /// The units of one search, handed out in shrinking ranges (guided self-scheduling: large
@@ -98,6 +102,7 @@ class pool_share final : public work_share {
   void finished(std::uint64_t first, std::uint64_t last, uint128 count) override;
   double done() const override { return pool_.done(); }
   uint128 finish(uint128 own, const std::atomic<bool>* cancel) override;
+  std::size_t solves() const override { return takers_; }
 
  private:
   work_pool& pool_;

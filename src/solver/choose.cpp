@@ -17,6 +17,7 @@
 #include "solver/dp/dp_plan.hpp"
 #include "solver/four_list/four_list_cpu.hpp"
 #include "solver/four_list/four_list_cuda.hpp"
+#include "ssum/work_share.hpp"
 #include "solver/gpu/cuda_room.hpp"
 #include "solver/plan_words.hpp"
 #include "solver/two_list/two_list_cpu.hpp"
@@ -87,6 +88,15 @@ void choose_host_algorithm(const problem& p, const solve_options& options, const
   if (options.algo != algorithm::automatic) {
     c.algo = options.algo;
     c.reason = std::string("the ") + name_of(c.algo) + " algorithm was asked for";
+    return;
+  }
+  // Shared by several processes (an MPI job): only the four-list's units go to all of them.
+  const std::size_t solves = options.share ? options.share->solves() : 1;
+  const double alone = host_two_list_seconds(n, host.threads);
+  if (solves > 1 && alone > 1.0 && n <= most_items) {
+    c.algo = algorithm::four_list;
+    c.reason = "the four-list's units are shared by " + std::to_string(solves) +
+               " processes, where the two lists would run in one (about " + seconds_text(alone) + ")";
     return;
   }
   const double bytes = two_list_host_bytes(p, c.totals);
