@@ -1,5 +1,5 @@
 // ssum's host primitives on 1-D numpy arrays: scans, a sort and a merge, each returning a new
-// array of the input's dtype. (Device arrays through DLPack are not taken yet.)
+// array of the input's dtype. CUDA device arrays go to the overloads of device_arrays.cpp.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -95,6 +95,9 @@ void bind_for(nb::module_& m) {
 }  // namespace
 
 void bind_primitives(nb::module_& m) {
+  // Device arrays first: those overloads take only arrays that report a device other than the
+  // host, and bound first they spare a device array six failed imports as numpy arrays.
+  bind_device_primitives(m);
   // The wide types first: nanobind tries overloads in order, and with conversion allowed the
   // first that accepts (a list, a narrower dtype) wins.
   bind_for<std::int64_t>(m);

@@ -1,7 +1,7 @@
 """Exact subset sum on CPUs and GPUs."""
 
 from collections.abc import Iterable
-from typing import Literal, Optional, SupportsIndex, TypeVar, Union
+from typing import Any, Literal, Optional, Protocol, SupportsIndex, TypeVar, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -14,6 +14,17 @@ _Weights = Union[Iterable[SupportsIndex], npt.NDArray[np.integer]]
 _Primitive = TypeVar(
     "_Primitive", np.int32, np.int64, np.uint32, np.uint64, np.float32, np.float64
 )
+
+class _DLPackArray(Protocol):
+    """An array that exports itself through DLPack (a CuPy array, a PyTorch tensor, ...)."""
+
+    def __dlpack__(self, *, stream: Any = ...) -> Any: ...
+    def __dlpack_device__(self) -> tuple[int, int]: ...
+
+# A 1-D contiguous CUDA device array of int32, int64, uint32, uint64, float32 or float64. The
+# result is of the input's kind for CuPy and PyTorch; for other producers it is nanobind's
+# ndarray, which has __dlpack__ and __dlpack_device__.
+_DeviceArray = TypeVar("_DeviceArray", bound=_DLPackArray)
 
 class InsufficientMemory(MemoryError):
     """The solve would need more memory than is available (or than ``memory=`` allows);
@@ -115,18 +126,35 @@ def generate(
 def generator_classes() -> list[str]:
     """The classes :func:`generate` takes."""
 
+@overload
 def inclusive_scan(a: npt.NDArray[_Primitive], *, threads: Optional[int] = None) -> npt.NDArray[_Primitive]:
     """Running sums: out[i] = a[0] + ... + a[i], in a's dtype (integer overflow is not
-    checked). int32, int64, uint32, uint64, float32, float64; a new array."""
+    checked). int32, int64, uint32, uint64, float32, float64; a new array. A CUDA device array
+    gives a new array on its device (see docs/python.md); threads is then ignored."""
 
+@overload
+def inclusive_scan(a: _DeviceArray, *, threads: Optional[int] = None) -> _DeviceArray: ...
+@overload
 def exclusive_scan(a: npt.NDArray[_Primitive], *, threads: Optional[int] = None) -> npt.NDArray[_Primitive]:
-    """out[0] = 0, out[i] = a[0] + ... + a[i - 1], in a's dtype; a new array."""
+    """out[0] = 0, out[i] = a[0] + ... + a[i - 1], in a's dtype; a new array (on a's device
+    for a CUDA device array)."""
 
+@overload
+def exclusive_scan(a: _DeviceArray, *, threads: Optional[int] = None) -> _DeviceArray: ...
+@overload
 def sort(a: npt.NDArray[_Primitive], *, threads: Optional[int] = None) -> npt.NDArray[_Primitive]:
-    """A sorted copy of a (ascending; NaNs last), by Batcher's odd-even merge sort."""
+    """A sorted copy of a (ascending; NaNs last), by Batcher's odd-even merge sort, on the host
+    or on a's CUDA device."""
 
+@overload
+def sort(a: _DeviceArray, *, threads: Optional[int] = None) -> _DeviceArray: ...
+@overload
 def merge(
     a: npt.NDArray[_Primitive], b: npt.NDArray[_Primitive], *, threads: Optional[int] = None
 ) -> npt.NDArray[_Primitive]:
     """The stable merge of two ascending arrays of one dtype (a's elements first on ties);
-    ValueError when either is not sorted."""
+    ValueError when either is not sorted. Two CUDA device arrays (one dtype, one device) merge
+    there; a device array with a host array is a TypeError."""
+
+@overload
+def merge(a: _DeviceArray, b: _DeviceArray, *, threads: Optional[int] = None) -> _DeviceArray: ...
