@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -130,10 +131,10 @@ TEST(CliMpi, AFailedRankEndsTheJobNamingIt) {
   EXPECT_EQ(r.out.find("solutions"), std::string::npos) << r.out;
 }
 
-// The pids of the processes whose parent is `parent` and whose environment names MPI rank `rank`.
-std::vector<pid_t> ranks_of(pid_t parent, int rank) {
-  std::vector<pid_t> found;
-  const std::string want = "OMPI_COMM_WORLD_RANK=" + std::to_string(rank);
+// The pids of the processes below `root` (children, grandchildren: launchers differ) whose
+// environment names MPI rank `rank`.
+std::vector<pid_t> ranks_of(pid_t root, int rank) {
+  std::map<pid_t, pid_t> parent;
   for (const auto& e : fs::directory_iterator("/proc")) {
     const std::string name = e.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
@@ -146,12 +147,29 @@ std::vector<pid_t> ranks_of(pid_t parent, int rank) {
     char state = 0;
     pid_t ppid = 0;
     rest >> state >> ppid;
-    if (ppid != parent) continue;
-    std::ifstream env(e.path() / "environ");
-    std::string entry;
-    while (std::getline(env, entry, '\0')) {
-      if (entry == want) found.push_back(static_cast<pid_t>(std::stol(name)));
+    parent[static_cast<pid_t>(std::stol(name))] = ppid;
+  }
+  const auto below_root = [&](pid_t p) {
+    for (int depth = 0; depth < 8 && p > 1; ++depth) {
+      const auto up = parent.find(p);
+      if (up == parent.end()) return false;
+      if (up->second == root) return true;
+      p = up->second;
     }
+    return false;
+  };
+  std::vector<pid_t> found;
+  const std::string names[] = {"OMPI_COMM_WORLD_RANK=" + std::to_string(rank), "PMIX_RANK=" + std::to_string(rank)};
+  for (const auto& [pid, ppid] : parent) {
+    if (!below_root(pid)) continue;
+    std::ifstream env("/proc/" + std::to_string(pid) + "/environ");
+    std::string entry;
+    bool named = false;
+    while (std::getline(env, entry, '\0')) named = named || entry == names[0] || entry == names[1];
+    std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+    std::string command;
+    std::getline(comm, command);
+    if (named && command == "ssum") found.push_back(pid);
   }
   return found;
 }
