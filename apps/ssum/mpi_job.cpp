@@ -82,19 +82,21 @@ std::optional<message> poll() {
 }
 
 // The main threads poll for messages between pauses that grow while nothing arrives, from 0.1
-// to 2 ms: a request waits at most that long, and an idle poller (one per rank, beside the
-// solve's threads) wakes 500 times a second rather than 10^4 (which cost the 2-core machine
-// 10-20% of a shared search's speed).
+// ms to `most`: rank 0 to 10 ms (a rank asks for its next range a quarter before it needs it),
+// the others to 20 ms unless they wait for an answer. Each poll (MPI_Iprobe) runs MPI's progress
+// engine; at 0.1-2 ms the pollers took 5-9% of a core beside the solve's threads, which cost a
+// shared search on the 2-core machine more than that.
 class idle_pause {
  public:
+  explicit idle_pause(std::chrono::microseconds most) : most_(most) {}
   std::chrono::microseconds next(bool active) {
-    pause_ = active ? least : std::min(pause_ * 2, most);
+    pause_ = active ? least : std::min(pause_ * 2, most_);
     return pause_;
   }
 
  private:
-  static constexpr std::chrono::microseconds least{100}, most{2000};
-  std::chrono::microseconds pause_{least};
+  static constexpr std::chrono::microseconds least{100};
+  std::chrono::microseconds most_, pause_{least};
 };
 
 uint128 count_of(const words& w, std::size_t at) { return (uint128(w[at + 1]) << 64) | w[at]; }
@@ -119,8 +121,10 @@ class remote_share final : public work_share {
   int begin(std::uint64_t fingerprint, std::size_t n, int proposed, int largest) override {
     std::unique_lock<std::mutex> guard(lock_);
     outbox_.push_back({tag_begin, {fingerprint, n, std::uint64_t(proposed), std::uint64_t(largest)}});
+    begun_asked_ = true;
     wake_.notify_all();
     wake_.wait(guard, [&] { return bits_ >= 0 || stopped_; });
+    begun_asked_ = false;
     if (stopped_) throw interrupted();
     if (bits_ == 0) throw input_error("rank 0 holds another instance or plan for this search: no verdict", 0);
     return bits_;
@@ -128,24 +132,36 @@ class remote_share final : public work_share {
   std::optional<std::array<std::uint64_t, 2>> next(std::uint64_t, std::uint64_t most) override {
     std::unique_lock<std::mutex> guard(lock_);
     for (;;) {
-      if (stopped_ || exhausted_) return std::nullopt;
+      if (stopped_) return std::nullopt;
+      if (held_[0] == held_[1] && ahead_) {
+        held_ = *ahead_;
+        granted_ = held_[1] - held_[0];
+        ahead_.reset();
+      }
       if (held_[0] < held_[1]) {
         const std::uint64_t first = held_[0], last = std::min(held_[1], first + std::max<std::uint64_t>(most, 1));
         held_[0] = last;
+        // The next range is asked for when a quarter of this one is left, so that it is here
+        // before this one runs out.
+        if (4 * (held_[1] - held_[0]) <= granted_) ask();
         return std::array<std::uint64_t, 2>{first, last};
       }
-      if (!asked_) {
-        asked_ = true;
-        outbox_.push_back({tag_need, {}});
-        wake_.notify_all();
-      }
+      if (exhausted_) return std::nullopt;
+      ask();
       wake_.wait(guard);
     }
   }
+  // Finished units wait here, consecutive ones joined, until the main thread's next pass (at
+  // most 20 ms) or the next request: one message per unit cost rank 1 of a 2-core search 6% of
+  // a core in its main thread.
   void finished(std::uint64_t first, std::uint64_t last, uint128 count) override {
     std::lock_guard<std::mutex> guard(lock_);
-    outbox_.push_back({tag_done, {first, last, std::uint64_t(count), std::uint64_t(count >> 64)}});
-    wake_.notify_all();
+    if (!done_.empty() && done_.back().last == first) {
+      done_.back().last = last;
+      done_.back().count += count;
+    } else {
+      done_.push_back({first, last, count});
+    }
   }
   double done() const override { return 0; }  // not shown: rank 0 shows the job's progress
   uint128 finish(uint128 own, const std::atomic<bool>*) override { return own; }
@@ -159,6 +175,7 @@ class remote_share final : public work_share {
     {
       std::unique_lock<std::mutex> guard(lock_);
       if (outbox_.empty()) wake_.wait_for(guard, pause);
+      flush_done();
       out.swap(outbox_);
     }
     for (const auto& [t, w] : out) send(w, 0, t);
@@ -168,22 +185,54 @@ class remote_share final : public work_share {
     std::lock_guard<std::mutex> guard(lock_);
     if (m.tag == tag_bits) bits_ = static_cast<int>(m.w.at(0));
     if (m.tag == tag_grant) {
-      held_ = {m.w.at(0), m.w.at(1)};
-      exhausted_ = held_[0] == held_[1];
+      const std::array<std::uint64_t, 2> g{m.w.at(0), m.w.at(1)};
+      if (g[0] == g[1]) {
+        exhausted_ = true;  // what is held still runs
+      } else if (held_[0] == held_[1]) {
+        held_ = g;
+        granted_ = g[1] - g[0];
+      } else {
+        ahead_ = g;
+      }
       asked_ = false;
     }
     if (m.tag == tag_stop) stopped_ = true;
     wake_.notify_all();
   }
+  /// Whether a solve's thread waits for rank 0 (the main thread then polls often).
+  bool waiting() {
+    std::lock_guard<std::mutex> guard(lock_);
+    return asked_ || begun_asked_;
+  }
 
  private:
+  void ask() {  // with lock_ held
+    if (asked_ || ahead_ || exhausted_) return;
+    asked_ = true;
+    flush_done();  // rank 0 hears of the finished units first
+    outbox_.push_back({tag_need, {}});
+    wake_.notify_all();
+  }
+  void flush_done() {  // with lock_ held
+    for (const auto& d : done_) {
+      outbox_.push_back({tag_done, {d.first, d.last, std::uint64_t(d.count), std::uint64_t(d.count >> 64)}});
+    }
+    done_.clear();
+  }
+  struct done_range {
+    std::uint64_t first, last;
+    uint128 count;
+  };
+  std::vector<done_range> done_;
   std::size_t ranks_;
   std::mutex lock_;
   std::condition_variable wake_;
   std::deque<std::pair<int, words>> outbox_;
   int bits_ = -1;
-  std::array<std::uint64_t, 2> held_{0, 0};
-  bool asked_ = false, exhausted_ = false, stopped_ = false;
+  std::array<std::uint64_t, 2> held_{0, 0};       // units being handed to the solve's threads
+  std::optional<std::array<std::uint64_t, 2>> ahead_;  // the next range, already granted
+  std::uint64_t granted_ = 0;                     // the size of held_ when it was granted
+  bool asked_ = false, begun_asked_ = false, exhausted_ = false, stopped_ = false;
 };
 
 // Runs `solve` on a thread of its own; the caller polls done().
@@ -325,9 +374,9 @@ void mpi_job::work(backend which, unsigned threads, const problem& p, solve_opti
   options.on_progress = nullptr;
   std::optional<solve_thread> running;
   bool reported = false, active = true;
-  idle_pause pause;
+  idle_pause pause(std::chrono::milliseconds(20));
   for (;;) {
-    if (running) active = share.send_pending(pause.next(active));
+    if (running) active = share.send_pending(pause.next(active || share.waiting()));
     else std::this_thread::sleep_for(pause.next(active));
     if (interrupt.load()) stop.store(true);
     while (const std::optional<message> m = poll()) {
@@ -386,7 +435,7 @@ std::optional<job_answer> mpi_job::coordinate(backend which, unsigned threads, c
   std::optional<std::pair<int, nlohmann::json>> found;  // (rank, its answer) of the first subset from another rank
   std::optional<rank_failure> failed;
   std::exception_ptr pool_error;
-  idle_pause pause;
+  idle_pause pause(std::chrono::milliseconds(10));
   bool active = true;
   const auto stop_all = [&] {
     if (stopped) return;
