@@ -174,11 +174,11 @@ std::vector<pid_t> ranks_of(pid_t root, int rank) {
   return found;
 }
 
-// Rank 1 killed (SIGKILL) during a count: the job ends non-zero naming rank 1, with no verdict;
+// Rank 1 killed (SIGKILL) during a count (n = 54: seconds on one thread a rank): the job ends non-zero naming rank 1, with no verdict;
 // its checkpoint (kept by rank 0) continues, on 2 ranks, to the count of one whole run.
 TEST(CliMpi, AKilledRankEndsTheJobAndTheCheckpointContinues) {
   SKIP_WITHOUT_MPI();
-  const fs::path in = write_file("mpi_kill.txt", run("gen random -n 52 --seed 4").out);
+  const fs::path in = write_file("mpi_kill.txt", run("gen random -n 54 --seed 4").out);
   const std::string four = "solve --json --count --algorithm four-list --threads 1 ";
   const auto whole = run(four + in.string());
   ASSERT_LE(whole.code, 1) << whole.err;
@@ -193,14 +193,20 @@ TEST(CliMpi, AKilledRankEndsTheJobAndTheCheckpointContinues) {
   ASSERT_EQ(posix_spawn(&pid, "/bin/sh", nullptr, nullptr, const_cast<char**>(argv), environ), 0);
   const auto start = clock_type::now();
   std::vector<pid_t> victims;
-  while ((!fs::exists(file) || victims.empty()) && clock_type::now() - start < std::chrono::seconds(60)) {
-    victims = ranks_of(pid, 1);
+  int status = 0;
+  bool ended = false;
+  while (clock_type::now() - start < std::chrono::seconds(60)) {
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      ended = true;
+      break;
+    }
+    if (fs::exists(file) && !(victims = ranks_of(pid, 1)).empty()) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  ASSERT_EQ(victims.size(), 1u) << "rank 1 not found under mpirun";
-  ASSERT_TRUE(fs::exists(file)) << "no checkpoint before the kill: " << read_all(err);
+  ASSERT_FALSE(ended) << "the job ended before rank 1 was killed: " << read_all(err);
+  ASSERT_TRUE(fs::exists(file)) << "no checkpoint within 60 s: " << read_all(err);
+  ASSERT_EQ(victims.size(), 1u) << "rank 1 not found below mpirun (pid " << pid << ")";
   kill(victims[0], SIGKILL);
-  int status = 0;
   waitpid(pid, &status, 0);
   const int code = decode_status(status);
   EXPECT_NE(code, 0) << read_all(err);
