@@ -131,6 +131,7 @@ device_input take(const device_operand& x, const char* arg) {
   try {
     in.array = nb::cast<nb::ndarray<nb::ro>>(x.object, false);
   } catch (const nb::cast_error&) {
+    if (PyErr_Occurred()) throw nb::python_error();
     // The producer's own reason first, where it has one (PyTorch: a tensor that requires grad).
     if (nb::hasattr(x.object, "__dlpack__")) nb::object ignored = x.object.attr("__dlpack__")();
     throw nb::type_error((std::string(arg) + " could not be read through DLPack").c_str());
@@ -220,6 +221,18 @@ class device_memory {
   allocation a_;
 };
 
+/// nanobind's cast_error (a std::bad_cast) hides the Python error behind a failed export:
+/// that error, or a TypeError naming the step.
+template <class Array>
+nb::object exported(Array&& array) {
+  try {
+    return array.cast();
+  } catch (const nb::cast_error&) {
+    if (PyErr_Occurred()) throw nb::python_error();
+    throw nb::type_error("the result could not be handed to the input's framework through DLPack");
+  }
+}
+
 /// The result array, in the input's framework.
 template <class T>
 nb::object wrap(device_memory& memory, std::size_t n, int ordinal, framework fw) {
@@ -229,12 +242,11 @@ nb::object wrap(device_memory& memory, std::size_t n, int ordinal, framework fw)
   constexpr int cuda = nb::device::cuda::value;
   switch (fw) {
     case framework::cupy:
-      return nb::ndarray<nb::cupy, T, nb::ndim<1>>(data, 1, shape, owner, nullptr, nb::dtype<T>(), cuda, ordinal).cast();
+      return exported(nb::ndarray<nb::cupy, T, nb::ndim<1>>(data, 1, shape, owner, nullptr, nb::dtype<T>(), cuda, ordinal));
     case framework::pytorch:
-      return nb::ndarray<nb::pytorch, T, nb::ndim<1>>(data, 1, shape, owner, nullptr, nb::dtype<T>(), cuda, ordinal)
-          .cast();
+      return exported(nb::ndarray<nb::pytorch, T, nb::ndim<1>>(data, 1, shape, owner, nullptr, nb::dtype<T>(), cuda, ordinal));
     default:
-      return nb::ndarray<T, nb::ndim<1>>(data, 1, shape, owner, nullptr, nb::dtype<T>(), cuda, ordinal).cast();
+      return exported(nb::ndarray<T, nb::ndim<1>>(data, 1, shape, owner, nullptr, nb::dtype<T>(), cuda, ordinal));
   }
 }
 
