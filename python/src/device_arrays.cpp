@@ -179,7 +179,9 @@ enum class framework { cupy, pytorch, neutral };
 framework framework_of(nb::handle object) {
   nb::object module = nb::getattr(object.type(), "__module__", nb::none());
   if (!nb::isinstance<nb::str>(module)) return framework::neutral;
-  const std::string name = nb::cast<std::string>(module);
+  // Read as a str: nb::cast<std::string> needs nanobind/stl/string.h, without which it
+  // looks for a bound class std::string and fails with a bare std::bad_cast.
+  const std::string name = nb::borrow<nb::str>(module).c_str();
   if (name.rfind("cupy", 0) == 0) return framework::cupy;
   if (name.rfind("torch", 0) == 0) return framework::pytorch;
   return framework::neutral;
@@ -242,11 +244,15 @@ nb::object wrap(device_memory& memory, std::size_t n, int ordinal, framework fw)
   constexpr int cuda = nb::device::cuda::value;
   switch (fw) {
     case framework::cupy:
-      return exported(nb::ndarray<nb::cupy, T, nb::ndim<1>>(data, 1, shape, owner, nullptr, nb::dtype<T>(), cuda, ordinal));
+      return exported(
+          nb::ndarray<nb::cupy, T, nb::ndim<1>>(data, 1, shape, owner, nullptr, nb::dtype<T>(), cuda, ordinal));
     case framework::pytorch:
-      return exported(nb::ndarray<nb::pytorch, T, nb::ndim<1>>(data, 1, shape, owner, nullptr, nb::dtype<T>(), cuda, ordinal));
-    default:
-      return exported(nb::ndarray<T, nb::ndim<1>>(data, 1, shape, owner, nullptr, nb::dtype<T>(), cuda, ordinal));
+      return exported(
+          nb::ndarray<nb::pytorch, T, nb::ndim<1>>(data, 1, shape, owner, nullptr, nb::dtype<T>(), cuda, ordinal));
+    default:  // an object with __dlpack__ and __dlpack_device__; a bare capsule, which the
+              // default framework gives, is refused by cupy.from_dlpack and has no device
+      return exported(
+          nb::ndarray<nb::array_api, T, nb::ndim<1>>(data, 1, shape, owner, nullptr, nb::dtype<T>(), cuda, ordinal));
   }
 }
 
@@ -255,6 +261,7 @@ nb::object run(unary op, const device_operand& x) {
   return with_element_type(in.array.dtype(), "a", [&](auto type) {
     using T = typename decltype(type)::type;
     const T* data = static_cast<const T*>(in.array.data());
+    const framework fw = framework_of(x.object);  // before the device work: a GPU-less test reaches it
     std::optional<device_memory> out;
     {
       nb::gil_scoped_release unlocked;
@@ -264,7 +271,7 @@ nb::object run(unary op, const device_operand& x) {
       if (op == unary::exclusive_scan) device::exclusive_scan(data, result, in.size, in.device);
       if (op == unary::sort) device::sort(data, result, in.size, in.device);
     }
-    return wrap<T>(*out, in.size, in.device, framework_of(x.object));
+    return wrap<T>(*out, in.size, in.device, fw);
   });
 }
 
@@ -319,6 +326,7 @@ nb::object run_merge(nb::handle a_object, nb::handle b_object) {
     using T = typename decltype(type)::type;
     const T* da = static_cast<const T*>(a.array.data());
     const T* db = static_cast<const T*>(b.array.data());
+    const framework fw = framework_of(a_object);
     check_sorted(da, a.size, a.device, "a");
     check_sorted(db, b.size, b.device, "b");
     std::optional<device_memory> out;
@@ -327,7 +335,7 @@ nb::object run_merge(nb::handle a_object, nb::handle b_object) {
       out.emplace((a.size + b.size) * sizeof(T), a.device);
       device::merge(da, a.size, db, b.size, out->as<T>(), a.device);
     }
-    return wrap<T>(*out, a.size + b.size, a.device, framework_of(a_object));
+    return wrap<T>(*out, a.size + b.size, a.device, fw);
 #else
     unavailable();
 #endif

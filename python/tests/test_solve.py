@@ -42,7 +42,12 @@ def test_each_exact_algorithm(brute, algorithm):
         weights = [rng.randint(1, 200) for _ in range(10)]
         target = rng.randint(1, 600)
         expected = brute(weights, target)
-        s = ssum.solve(weights, target, backend="cpu", algorithm=algorithm, count=True)
+        try:
+            s = ssum.solve(weights, target, backend="cpu", algorithm=algorithm, count=True)
+        except ssum.BackendUnavailable:
+            if algorithm == "dp":  # the dynamic program counts only through GMP
+                pytest.skip("this ssum was built without GMP")
+            raise
         check_answer(weights, target, s, expected)
         assert s.count == len(expected)
 
