@@ -23,6 +23,14 @@ inline std::filesystem::path scratch_file(const std::string& prefix, const std::
   return file;
 }
 
+/// Options that name the four-list, counting or not.
+inline ssum::solve_options four_list(bool count) {
+  ssum::solve_options o;
+  o.algo = ssum::algorithm::four_list;
+  o.count = count;
+  return o;
+}
+
 /// n weights of `bits` bits and the target half their total: many solutions to count.
 inline ssum::problem many_solutions(std::size_t n, int bits, std::uint64_t seed) {
   std::mt19937_64 rng(seed);

@@ -32,13 +32,7 @@ std::string contents(const fs::path& file) {
 }
 
 using ssum_test::many_solutions;
-
-ssum::solve_options four_list(bool count) {
-  ssum::solve_options o;
-  o.algo = ssum::algorithm::four_list;
-  o.count = count;
-  return o;
-}
+using ssum_test::four_list;
 
 // Stops the search once `share` of its classes are done: the file keeps the finished units.
 ssum::solution stopped_at(const ssum::problem& p, ssum::solve_options o, double share) {

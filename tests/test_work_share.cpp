@@ -20,13 +20,7 @@ namespace {
 using ssum_test::brute_force_count;
 using ssum_test::describe;
 using ssum_test::run_shared;
-
-ssum::solve_options four_list(bool count) {
-  ssum::solve_options o;
-  o.algo = ssum::algorithm::four_list;
-  o.count = count;
-  return o;
-}
+using ssum_test::four_list;
 
 ssum::solution host_solve(const ssum::problem& p, const ssum::solve_options& o, unsigned threads) {
   return ssum::solve(ssum::cpu{threads}, p, o);
