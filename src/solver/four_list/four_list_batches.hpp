@@ -142,12 +142,7 @@ solution four_list_sums_in_batches(Device& device, const problem& p, const flipp
   if (!options.checkpoint.empty()) saved = read_checkpoint(options.checkpoint);
   int bits = largest_modulus_bits(n);
   if (saved && saved->id.modulus_bits >= 1 && saved->id.modulus_bits <= bits) bits = saved->id.modulus_bits;
-  if (options.share) {
-    if (!options.checkpoint.empty()) {
-      throw std::invalid_argument("a shared four-list keeps its checkpoint in its work_pool, not in the solve's options");
-    }
-    bits = options.share->begin(fingerprint_of(p), n, bits, largest_modulus_bits(n));
-  }
+  bits = shared_modulus_bits(p, bits, options);
   const std::uint64_t m = modulus_for(bits);
   std::optional<unit_record> record = open_unit_record(p, bits, m, saved, options);
   const Sum* w = inst.weights.data();

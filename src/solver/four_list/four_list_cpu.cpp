@@ -364,12 +364,7 @@ solution solve_four_list(const host_share& host, const problem& p, const flipped
   if (saved && saved->id.modulus_bits >= 1 && saved->id.modulus_bits <= largest_modulus_bits(n)) {
     bits = saved->id.modulus_bits;
   }
-  if (options.share) {
-    if (!options.checkpoint.empty()) {
-      throw std::invalid_argument("a shared four-list keeps its checkpoint in its work_pool, not in the solve's options");
-    }
-    bits = options.share->begin(fingerprint_of(p), n, bits, largest_modulus_bits(n));
-  }
+  bits = shared_modulus_bits(p, bits, options);
   const double bytes = planned_bytes(n, threads, bits);
   if (bytes > available) {
     throw insufficient_memory::needs(plan_name("the four-list algorithm", n), bytes, available);

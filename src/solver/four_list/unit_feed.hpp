@@ -8,12 +8,25 @@
 #include <exception>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 
+#include "solver/four_list/four_list_plan.hpp"
 #include "solver/four_list/unit_record.hpp"
 #include "ssum/int128.hpp"
 #include "ssum/work_share.hpp"
 
 namespace ssum::detail {
+
+/// The modulus' log2 a search of `p` runs with: `bits`, this solve's choice, unless the search
+/// is shared (options.share), whose first solve or checkpoint fixes it. A shared search keeps
+/// its checkpoint in its work_pool: one in the options too is refused.
+inline int shared_modulus_bits(const problem& p, int bits, const solve_options& options) {
+  if (!options.share) return bits;
+  if (!options.checkpoint.empty()) {
+    throw std::invalid_argument("a shared four-list keeps its checkpoint in its work_pool, not in the solve's options");
+  }
+  return options.share->begin(fingerprint_of(p), p.weights.size(), bits, largest_modulus_bits(p.weights.size()));
+}
 
 class unit_feed {
  public:

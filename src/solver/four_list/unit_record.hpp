@@ -44,11 +44,9 @@ class unit_record {
   std::uint64_t units_skipped() const { return std::uint64_t(std::count(skip_.begin(), skip_.end(), 1)); }
   uint128 count_before() const { return count_before_; }
   bool failed() const { return failure_ != nullptr; }
-  // Called by a thread that finished unit u with `count` solutions in it; false: the write
-  // failed and the search should stop.
-  bool finished(std::uint64_t u, uint128 count) noexcept { return finished_range(u, u + 1, count); }
-  // The same for units [u0, u1) finished together with `count` solutions in all: recorded as
-  // one step, so that a file never holds some of them with the count of all.
+  // Called by a thread that finished units [u0, u1) with `count` solutions in all; false: the
+  // write failed and the search should stop. Recorded as one step, so that a file never holds
+  // some of them with the count of all.
   bool finished_range(std::uint64_t u0, std::uint64_t u1, uint128 count) noexcept {
     std::lock_guard<std::mutex> guard(lock_);
     for (std::uint64_t u = u0; u < u1; ++u) state_.done[u] = true;
