@@ -6,12 +6,14 @@
 #include <random>
 
 #include <cstdint>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "small_instances.hpp"
 #include "solver/choose.hpp"
+#include "ssum/memory.hpp"
 #include "ssum/ssum.hpp"
 
 namespace {
@@ -346,4 +348,23 @@ TEST(Choose, TheHostTriesFirstWhereSolutionsAbound) {
   const choice named = choose(psix, dp, ssum::backend::cuda, 0, 0, dev.probe());
   EXPECT_EQ(named.where, ssum::backend::cuda);
   EXPECT_EQ(named.device_after_seconds, 0);
+}
+
+// The host's room is the smallest figure the report names, never more than the kernel's
+// MemAvailable read here independently (with 1 GiB of slack: other processes run meanwhile).
+TEST(HostMemory, TheRoomIsWithinWhatTheKernelSaysAndTheReportNamesIt) {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key, unit;
+  std::uint64_t kib = 0, available = 0;
+  while (meminfo >> key >> kib) {
+    std::getline(meminfo, unit);
+    if (key == "MemAvailable:") available = kib * 1024;
+  }
+  if (available == 0) GTEST_SKIP() << "no MemAvailable in /proc/meminfo";
+  const std::uint64_t room = ssum::available_host_memory();
+  EXPECT_GT(room, 0u);
+  EXPECT_LE(room, available + (1ull << 30));
+  const std::string report = ssum::host_memory_report();
+  EXPECT_EQ(report.rfind("MemAvailable ", 0), 0u) << report;
+  EXPECT_NE(report.find(" GiB"), std::string::npos) << report;
 }

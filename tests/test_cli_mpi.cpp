@@ -101,7 +101,7 @@ TEST(CliMpi, SameAnswersAsOneProcess) {
 TEST(CliMpi, TheFirstSubsetStopsEveryRank) {
   SKIP_WITHOUT_MPI();
   const fs::path file = write_file("mpi_early.txt", run("gen random -n 52 --bits 40 --seed 8").out);
-  const std::string args = "solve --json --algorithm four-list --threads 1 ";
+  const std::string args = "solve --json --backend cpu --algorithm four-list --threads 1 ";
   const auto whole = run(args + "--count " + file.string());
   ASSERT_EQ(whole.code, 0) << whole.err;
   const double whole_seconds = nlohmann::json::parse(whole.out).at("seconds").at("total").get<double>();
@@ -198,7 +198,7 @@ std::vector<pid_t> ranks_of(pid_t root, int rank) {
 TEST(CliMpi, AKilledRankEndsTheJobAndTheCheckpointContinues) {
   SKIP_WITHOUT_MPI();
   const fs::path in = write_file("mpi_kill.txt", run("gen random -n 54 --seed 4").out);
-  const std::string four = "solve --json --count --algorithm four-list --threads 1 ";
+  const std::string four = "solve --json --count --backend cpu --algorithm four-list --threads 1 ";
   const auto whole = run(four + in.string());
   ASSERT_LE(whole.code, 1) << whole.err;
   const fs::path file = scratch_dir() / "mpi_kill.ckpt";

@@ -25,6 +25,7 @@
 #include "convert.hpp"
 #include "ssum/cuda_device.hpp"
 #include "ssum/errors.hpp"
+#include "ssum/memory.hpp"
 #include "ssum/solve.hpp"
 
 namespace nb = nanobind;
@@ -338,6 +339,8 @@ void bind_solve(nb::module_& m) {
       "seed"_a = 1);
 
   // For measuring the binding: the conversion alone, and the C++ call alone (in a C++ loop).
+  // What the host's free memory was measured from (each figure; the room is the smallest).
+  m.def("_host_memory_report", [] { return ssum::host_memory_report(); });
   m.def("_convert_weights", [](nb::handle weights) { return to_weights(weights).size(); }, "weights"_a);
   m.def(
       "_time_cpp_solve",

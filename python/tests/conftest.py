@@ -19,3 +19,11 @@ def brute_force(weights, target):
 @pytest.fixture
 def brute():
     return brute_force
+
+
+def pytest_report_header(config):
+    """Where the solver's free host memory was read from: a plan refused for want of memory
+    on some machine shows why in the run's header."""
+    import ssum
+
+    return "ssum host memory: " + ssum._ssum._host_memory_report()

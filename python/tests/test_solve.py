@@ -151,7 +151,7 @@ def test_solution_fields_and_repr():
 
 def test_time_limit_gives_unknown():
     weights, target = long_instance()
-    s = ssum.solve(weights, target, backend="cpu", algorithm="four-list", time_limit=0.2)
+    s = ssum.solve(weights, target, backend="cpu", algorithm="four-list", threads=2, time_limit=0.2)
     assert s.status == "unknown"
     assert s.feasible is None
     assert s.subset == []
@@ -171,9 +171,10 @@ def test_generate():
 
 
 def long_instance():
-    """A no-instance whose whole four-list search takes about 3 s on 2 host threads (more
-    with fewer cores); the four-list looks at the cancel flag and the time limit often."""
-    return ssum.generate("random", 52, seed=3)
+    """A no-instance whose whole four-list search takes about 12 s on 2 host threads (the
+    tests ask for 2 threads, so that many fast cores do not end it before the limit or the
+    interrupt); the four-list looks at the cancel flag and the time limit often."""
+    return ssum.generate("random", 56, seed=3)
 
 
 def test_the_gil_is_released_during_a_solve():
@@ -189,7 +190,7 @@ def test_the_gil_is_released_during_a_solve():
     counter = threading.Thread(target=count_ticks)
     counter.start()
     start = time.perf_counter()
-    s = ssum.solve(*long_instance(), backend="cpu", algorithm="four-list", time_limit=1.0)
+    s = ssum.solve(*long_instance(), backend="cpu", algorithm="four-list", threads=2, time_limit=1.0)
     elapsed = time.perf_counter() - start
     stop.set()
     counter.join()
@@ -206,7 +207,7 @@ def test_keyboard_interrupt_stops_a_solve():
     timer.start()
     start = time.perf_counter()
     with pytest.raises(KeyboardInterrupt):
-        ssum.solve(*long_instance(), backend="cpu", algorithm="four-list", time_limit=30)
+        ssum.solve(*long_instance(), backend="cpu", algorithm="four-list", threads=2, time_limit=30)
     elapsed = time.perf_counter() - start
     timer.join()
     assert elapsed < 1.3

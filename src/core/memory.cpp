@@ -4,6 +4,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <tuple>
+#include <utility>
+#include <vector>
 #include <chrono>
 #include <mutex>
 #include <fstream>
@@ -35,6 +39,19 @@ std::optional<std::uint64_t> mem_available() {
   return std::nullopt;
 }
 
+// The file cache a cgroup holds (the active and inactive file lists of its memory.stat): it
+// counts in the cgroup's usage, but the kernel drops it before it refuses an allocation. After
+// a large build or copy it can fill the whole limit, so usage alone would leave no room at all.
+std::uint64_t cgroup_file_cache(const char* stat_path, const char* active, const char* inactive) {
+  std::ifstream in(stat_path);
+  std::string key;
+  std::uint64_t value = 0, cache = 0;
+  while (in >> key >> value) {
+    if (key == active || key == inactive) cache += value;
+  }
+  return cache;
+}
+
 // "VmSize:" or "VmData:" of /proc/self/status, in bytes.
 std::optional<std::uint64_t> own_usage(const std::string& field) {
   std::ifstream in("/proc/self/status");
@@ -51,29 +68,46 @@ std::optional<std::uint64_t> own_usage(const std::string& field) {
 // than a whole small solve, and a plan asks several times.
 constexpr auto refresh_interval = std::chrono::milliseconds(50);
 
-std::uint64_t measure_available_host_memory() {
-  std::uint64_t best = UINT64_MAX;
-  if (auto m = mem_available()) best = *m;
-  else best = std::uint64_t(sysconf(_SC_AVPHYS_PAGES)) * std::uint64_t(sysconf(_SC_PAGESIZE));
-  // A container's cgroup may allow less than the machine has free (v2, then v1).
-  const std::pair<const char*, const char*> cgroups[] = {
-      {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"},
-      {"/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes"}};
-  for (const auto& [limit_path, usage_path] : cgroups) {
-    const auto limit = read_number(limit_path);
-    const auto usage = read_number(usage_path);
-    if (limit && usage) best = std::min(best, *limit > *usage ? *limit - *usage : 0);
+// Every figure the room is the smallest of, each with its name (for host_memory_report()).
+std::vector<std::pair<std::string, std::uint64_t>> host_memory_figures() {
+  std::vector<std::pair<std::string, std::uint64_t>> figures;
+  if (auto m = mem_available()) figures.emplace_back("MemAvailable", *m);
+  else figures.emplace_back("free pages", std::uint64_t(sysconf(_SC_AVPHYS_PAGES)) * std::uint64_t(sysconf(_SC_PAGESIZE)));
+  // A container's cgroup may allow less than the machine has free (v2, then v1): its limit
+  // less what it uses, not counting the file cache it would drop.
+  struct cgroup_files {
+    const char *name, *limit, *usage, *stat, *active_file, *inactive_file;
+  };
+  const cgroup_files cgroups[] = {
+      {"cgroup v2 limit less use", "/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current",
+       "/sys/fs/cgroup/memory.stat", "active_file", "inactive_file"},
+      {"cgroup v1 limit less use", "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+       "/sys/fs/cgroup/memory/memory.usage_in_bytes", "/sys/fs/cgroup/memory/memory.stat", "total_active_file",
+       "total_inactive_file"}};
+  for (const auto& c : cgroups) {
+    const auto limit = read_number(c.limit);
+    auto usage = read_number(c.usage);
+    if (!limit || !usage) continue;
+    *usage -= std::min(*usage, cgroup_file_cache(c.stat, c.active_file, c.inactive_file));
+    figures.emplace_back(c.name, *limit > *usage ? *limit - *usage : 0);
   }
   // The process's own limits: every allocation counts against the address space (RLIMIT_AS)
   // and, since Linux 4.7, private writable mappings against RLIMIT_DATA.
-  const std::pair<int, const char*> rlimits[] = {{RLIMIT_AS, "VmSize:"}, {RLIMIT_DATA, "VmData:"}};
-  for (const auto& [resource, field] : rlimits) {
+  const std::tuple<int, const char*, const char*> rlimits[] = {{RLIMIT_AS, "VmSize:", "RLIMIT_AS less VmSize"},
+                                                               {RLIMIT_DATA, "VmData:", "RLIMIT_DATA less VmData"}};
+  for (const auto& [resource, field, name] : rlimits) {
     rlimit lim{};
     if (getrlimit(resource, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY) continue;
     const std::uint64_t used = own_usage(field).value_or(0);
     const std::uint64_t cap = std::uint64_t(lim.rlim_cur);
-    best = std::min(best, cap > used ? cap - used : 0);
+    figures.emplace_back(name, cap > used ? cap - used : 0);
   }
+  return figures;
+}
+
+std::uint64_t measure_available_host_memory() {
+  std::uint64_t best = UINT64_MAX;
+  for (const auto& figure : host_memory_figures()) best = std::min(best, figure.second);
   return best;
 }
 
@@ -90,6 +124,16 @@ std::uint64_t available_host_memory() {
     asked = now;
   }
   return answer;
+}
+
+std::string host_memory_report() {
+  std::string text;
+  for (const auto& [name, bytes] : host_memory_figures()) {
+    char figure[32];
+    std::snprintf(figure, sizeof figure, " %.1f GiB", double(bytes) / double(1ull << 30));
+    text += (text.empty() ? "" : "; ") + name + figure;
+  }
+  return text;
 }
 
 double host_plan_room(std::uint64_t limit) {
