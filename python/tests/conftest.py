@@ -27,3 +27,15 @@ def pytest_report_header(config):
     import ssum
 
     return "ssum host memory: " + ssum._ssum._host_memory_report()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A test that fails for want of memory also shows what the free host memory was read
+    from at that moment."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and call.excinfo is not None and call.excinfo.errisinstance(MemoryError):
+        import ssum
+
+        report.sections.append(("ssum host memory", ssum._ssum._host_memory_report()))
