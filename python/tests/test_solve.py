@@ -206,8 +206,11 @@ def test_keyboard_interrupt_stops_a_solve():
     timer = threading.Timer(0.3, _thread.interrupt_main)
     timer.start()
     start = time.perf_counter()
-    with pytest.raises(KeyboardInterrupt):
-        ssum.solve(*long_instance(), backend="cpu", algorithm="four-list", threads=2, time_limit=30)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            ssum.solve(*long_instance(), backend="cpu", algorithm="four-list", threads=2, time_limit=30)
+    finally:
+        timer.cancel()  # a solve that failed at once must not leave the interrupt to a later test
     elapsed = time.perf_counter() - start
     timer.join()
     assert elapsed < 1.3
