@@ -6,13 +6,13 @@ namespace ssum {
 
 /// Bytes this process can still allocate without swapping, being killed or refused: the
 /// smallest of the kernel's MemAvailable, what the cgroup's limit leaves (memory.max less
-/// memory.current, less the file cache it would drop; v1 too), and what RLIMIT_AS and RLIMIT_DATA leave beside the address
-/// space (VmSize) and data (VmData) the process already has (`ulimit -v`, `ulimit -d`).
+/// memory.current, less the file cache it would drop; v1 too), and what RLIMIT_AS and
+/// RLIMIT_DATA leave beside the address space (VmSize) and data (VmData) the process already
+/// has (`ulimit -v`, `ulimit -d`).
 std::uint64_t available_host_memory();
 
-/// Each figure available_host_memory() takes the smallest of, as one line of text
-/// ("MemAvailable 12.0 GiB; cgroup v2 limit 16.0 GiB, used 3.1 GiB (file cache 1.0 GiB); ..."):
-/// for saying why a plan was refused.
+/// Each figure available_host_memory() takes the smallest of, measured afresh, as one line
+/// ("MemAvailable 12.0 GiB; cgroup v2 limit less use 3.1 GiB"): for saying why a plan was refused.
 std::string host_memory_report();
 
 /// Bytes a host solve may plan for: 95% of available_host_memory(), and no more than

@@ -338,9 +338,10 @@ void bind_solve(nb::module_& m) {
       "threads"_a = nb::none(), "memory"_a = nb::none(), "count"_a = false, "time_limit"_a = nb::none(),
       "seed"_a = 1);
 
-  // For measuring the binding: the conversion alone, and the C++ call alone (in a C++ loop).
   // What the host's free memory was measured from (each figure; the room is the smallest).
   m.def("_host_memory_report", [] { return ssum::host_memory_report(); });
+
+  // For measuring the binding: the conversion alone, and the C++ call alone (in a C++ loop).
   m.def("_convert_weights", [](nb::handle weights) { return to_weights(weights).size(); }, "weights"_a);
   m.def(
       "_time_cpp_solve",

@@ -4,15 +4,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
-#include <chrono>
-#include <mutex>
-#include <fstream>
-#include <optional>
-#include <string>
 
 namespace ssum {
 namespace {
@@ -87,7 +87,8 @@ std::vector<std::pair<std::string, std::uint64_t>> host_memory_figures() {
   for (const auto& c : cgroups) {
     const auto limit = read_number(c.limit);
     auto usage = read_number(c.usage);
-    if (!limit || !usage) continue;
+    // No limit: v2 says "max", v1 a number near 2^63.
+    if (!limit || *limit >= (std::uint64_t(1) << 62) || !usage) continue;
     *usage -= std::min(*usage, cgroup_file_cache(c.stat, c.active_file, c.inactive_file));
     figures.emplace_back(c.name, *limit > *usage ? *limit - *usage : 0);
   }
