@@ -2,6 +2,8 @@
 // fingerprints, atomic replacement, and strict refusal of every kind of damage.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -13,6 +15,7 @@
 
 #include "solver/four_list/checkpoint.hpp"
 #include "ssum/errors.hpp"
+#include "ssum/solve.hpp"
 
 namespace fs = std::filesystem;
 using namespace ssum;
@@ -183,7 +186,7 @@ TEST_F(Checkpoint, ParserRefusesResealedDamage) {
   const auto bad = [&](const std::string& key, const std::string& line) {
     expect_damaged(reseal(replace_line(good, key, line)), key + " -> " + line);
   };
-  expect_damaged(reseal("ssum checkpoint 2" + good.substr(good.find('\n'))), "version 2");
+  expect_damaged(reseal("ssum checkpoint 3" + good.substr(good.find('\n'))), "version 3");
   expect_damaged(reseal("ssum checkpoint 01" + good.substr(good.find('\n'))), "version 01");
   expect_damaged(reseal("ssum checkpoints 1" + good.substr(good.find('\n'))), "bad magic");
   bad("done", "done 3");  // too short; then too long for 10 units
@@ -296,4 +299,85 @@ TEST_F(Checkpoint, WriteReplacesAndLeavesNoTemporary) {
   EXPECT_EQ(back->id, id);
   EXPECT_TRUE(back->state.done == state.done);
   EXPECT_EQ(entries(), std::vector<std::string>{"run.ckpt"});
+}
+
+TEST_F(Checkpoint, RoundTripsEveryFormOfSubset) {
+  using subset = std::optional<std::vector<std::size_t>>;
+  for (const subset& kept : {subset{}, subset{std::vector<std::size_t>{}}, subset{{0}}, subset{{39}},
+                             subset{{0, 5, 39}}, subset{{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}}}) {
+    checkpoint_state state = sample_state(10, 3, 5);
+    state.subset = kept;
+    write_checkpoint(path_, sample_identity(10), state);
+    const auto back = read_checkpoint(path_);
+    ASSERT_TRUE(back.has_value());
+    EXPECT_EQ(back->state.subset, kept) << slurp();
+  }
+}
+
+TEST_F(Checkpoint, AVersionOneFileHoldsNoSubsetAndIsNotResumableWithACount) {
+  for (const uint128 count : {uint128(0), uint128(4)}) {
+    checkpoint_state state = sample_state(10, count, 9);
+    state.subset = std::vector<std::size_t>{1, 2};
+    write_checkpoint(path_, sample_identity(10), state);
+    std::string text = slurp();
+    const std::size_t at = text.find("\nsubset ") + 1;
+    text.erase(at, text.find('\n', at) + 1 - at);
+    text.replace(0, text.find('\n'), "ssum checkpoint 1");
+    spit(reseal(text));
+    const auto back = read_checkpoint(path_);
+    ASSERT_TRUE(back.has_value());
+    EXPECT_FALSE(back->state.subset.has_value());
+    EXPECT_TRUE(back->state.done == state.done);
+    // Its units' solutions have no subset behind them: a run starts such a file afresh.
+    EXPECT_EQ(resumable(back->state), count == 0);
+  }
+}
+
+TEST_F(Checkpoint, ParserRefusesBadSubsets) {
+  checkpoint_state state = sample_state(10, 2, 4);
+  state.subset = std::vector<std::size_t>{3, 7};
+  write_checkpoint(path_, sample_identity(10), state);  // n = 40
+  const std::string good = slurp();
+  for (const char* line : {"subset 7 3", "subset 3 3", "subset 40", "subset 18446744073709551616", "subset ",
+                           "subset 1  2", "subset 1 2 ", "subset -1", "subset 01", "subset nonee", "subset none 1",
+                           "subset 1,2", "subset +1"}) {
+    expect_damaged(reseal(replace_line(good, "subset", line)), line);
+  }
+  const std::size_t at = good.find("\nsubset ") + 1;
+  std::string missing = good;
+  missing.erase(at, missing.find('\n', at) + 1 - at);
+  expect_damaged(reseal(missing), "version 2 without its subset line");
+}
+
+TEST_F(Checkpoint, WriterRefusesASubsetItCouldNotReadBack) {
+  for (const std::vector<std::size_t>& bad : {std::vector<std::size_t>{2, 1}, {1, 1}, {40}}) {
+    checkpoint_state state = sample_state(4, 1, 4);
+    state.subset = bad;
+    EXPECT_THROW(write_checkpoint(path_, sample_identity(4), state), input_error);
+  }
+  EXPECT_TRUE(entries().empty());
+}
+
+TEST_F(Checkpoint, PathsThatCannotServeAreRefusedBeforeTheSearch) {
+  EXPECT_NO_THROW(check_checkpoint_path(path_));  // not there yet, in a folder that takes files
+  spit("x");
+  EXPECT_NO_THROW(check_checkpoint_path(path_));  // a regular file
+  EXPECT_EQ(entries(), std::vector<std::string>{"run.ckpt"}) << "the probe file was left behind";
+  const auto refused = [](const std::string& path, const std::string& why) {
+    try {
+      check_checkpoint_path(path);
+      ADD_FAILURE() << "accepted " << path;
+    } catch (const input_error& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  };
+  const std::string fifo = (dir_ / "fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  refused(fifo, "not a regular file");
+  refused(dir_.string(), "folder");
+  refused((dir_ / "no" / "such" / "file").string(), "takes no new file");
+  refused("", "empty");
+  refused("/dev/null", "not a regular file");
+  // Reading a FIFO does not wait for a writer.
+  EXPECT_THROW((void)read_checkpoint(fifo), input_error);
 }

@@ -126,6 +126,117 @@ TEST(FourListCheckpoint, AnotherInstancesOrADamagedFileIsRefusedAndKept) {
   fs::remove(file);
 }
 
+ssum::uint128 parse_count(const std::string& text) {
+  ssum::uint128 v = 0;
+  for (const char c : text) v = v * 10 + ssum::uint128(c - '0');
+  return v;
+}
+
+// A saved state with every unit finished, holding `count` solutions and `subset`.
+ssum::detail::checkpoint_state all_done(const ssum::detail::checkpoint& c, ssum::uint128 count,
+                                        std::optional<std::vector<std::size_t>> subset) {
+  ssum::detail::checkpoint_state state;
+  state.done.assign(c.id.units, true);
+  state.count = count;
+  state.subset = std::move(subset);
+  return state;
+}
+
+// A count resumed from a file whose finished units hold every solution answers with the
+// file's subset and the whole count; a file that counts solutions without a subset (version
+// 1) is searched again from the start, never answered "none".
+TEST(FourListCheckpoint, ACountWhoseFinishedUnitsHoldEverySolutionIsFeasible) {
+  const ssum::problem p = many_solutions(40, 14, 4);
+  const ssum::solution whole = ssum::solve(ssum::cpu{2}, p, four_list(true));
+  ASSERT_TRUE(whole.feasible);
+  const fs::path file = scratch("all-found.ckpt");
+  ssum::solve_options o = four_list(true);
+  o.checkpoint = file.string();
+  o.checkpoint_seconds = 0;
+  EXPECT_THROW(stopped_at(p, o, 0.3), ssum::interrupted);
+  const auto saved = ssum::detail::read_checkpoint(file.string());
+  ASSERT_TRUE(saved.has_value());
+  ASSERT_GT(saved->state.count, 0u) << "the instance has solutions in most units";
+  ASSERT_TRUE(saved->state.subset.has_value()) << "a file that counts solutions holds one of them";
+  for (const bool with_subset : {true, false}) {
+    SCOPED_TRACE(with_subset ? "the file holds a subset" : "no subset (version 1)");
+    ssum::detail::write_checkpoint(file.string(), saved->id,
+                                   all_done(*saved, parse_count(whole.count->to_string()),
+                                            with_subset ? saved->state.subset : std::nullopt));
+    const ssum::solution resumed = ssum::solve(ssum::cpu{2}, p, o);
+    ASSERT_EQ(resumed.status, ssum::status::feasible);
+    EXPECT_TRUE(ssum::is_certificate(p, resumed.subset));
+    EXPECT_EQ(resumed.count->to_string(), whole.count->to_string());
+    EXPECT_FALSE(fs::exists(file));
+  }
+}
+
+// A decision killed after it recorded the unit that holds its subset, before it removed its
+// file: the file holds the subset, and the same command answers with it at once.
+TEST(FourListCheckpoint, ADecisionWhoseFileHoldsItsSubsetAnswersWithIt) {
+  const ssum::problem p = many_solutions(40, 14, 8);
+  const fs::path file = scratch("decided.ckpt");
+  ssum::solve_options counting = four_list(true);
+  counting.checkpoint = file.string();
+  counting.checkpoint_seconds = 0;
+  EXPECT_THROW(stopped_at(p, counting, 0.3), ssum::interrupted);
+  const auto counted = ssum::detail::read_checkpoint(file.string());
+  ASSERT_TRUE(counted && counted->state.subset);
+  ssum::solve_options o = four_list(false);
+  o.checkpoint = file.string();
+  ssum::detail::checkpoint decided = *counted;
+  decided.id.counting = false;
+  for (const bool with_subset : {true, false}) {
+    SCOPED_TRACE(with_subset ? "the file holds a subset" : "no subset (version 1)");
+    ssum::detail::write_checkpoint(file.string(), decided.id,
+                                   all_done(decided, 1, with_subset ? counted->state.subset : std::nullopt));
+    double searched = 0;
+    o.on_progress = [&](const ssum::progress& pr) {
+      if (pr.stage == "search") searched = std::max(searched, pr.fraction);
+    };
+    const ssum::solution resumed = ssum::solve(ssum::cpu{2}, p, o);
+    ASSERT_EQ(resumed.status, ssum::status::feasible);
+    EXPECT_TRUE(ssum::is_certificate(p, resumed.subset));
+    EXPECT_FALSE(fs::exists(file));
+  }
+  // A subset that does not sum to the target is damage, never an answer.
+  ssum::detail::checkpoint_state wrong = all_done(decided, 1, std::vector<std::size_t>{0});
+  ssum::detail::write_checkpoint(file.string(), decided.id, wrong);
+  try {
+    (void)ssum::solve(ssum::cpu{2}, p, o);
+    ADD_FAILURE() << "a wrong subset in the file was answered";
+  } catch (const ssum::input_error& e) {
+    EXPECT_NE(std::string(e.what()).find("damaged"), std::string::npos) << e.what();
+  }
+  fs::remove(file);
+}
+
+// Every file a stopped search leaves that counts solutions holds a subset of them, at every
+// point it may be stopped.
+TEST(FourListCheckpoint, EveryFileThatCountsSolutionsHoldsOne) {
+  const ssum::problem p = many_solutions(36, 16, 21);
+  const fs::path file = scratch("every.ckpt");
+  for (const bool count : {true, false}) {
+    for (const double share : {0.0, 0.05, 0.2, 0.5, 0.9}) {
+      SCOPED_TRACE(std::string(count ? "count" : "decision") + " stopped at " + std::to_string(share));
+      ssum::solve_options o = four_list(count);
+      o.checkpoint = file.string();
+      o.checkpoint_seconds = 0;
+      try {
+        (void)stopped_at(p, o, share);
+      } catch (const ssum::interrupted&) {
+      }
+      const auto saved = ssum::detail::read_checkpoint(file.string());
+      if (!saved) continue;  // the answer came first: the file was removed
+      EXPECT_TRUE(saved->state.count == 0 || saved->state.subset.has_value());
+      const ssum::solution resumed = ssum::solve(ssum::cpu{2}, p, o);
+      EXPECT_EQ(resumed.status, ssum::status::feasible);
+      EXPECT_TRUE(ssum::is_certificate(p, resumed.subset));
+      fs::remove(file);
+    }
+  }
+}
+
 // Other plans say in their reason that they keep no checkpoint.
 TEST(FourListCheckpoint, OtherPlansSayTheyRunInOnePiece) {
   const ssum::problem p = many_solutions(30, 20, 3);

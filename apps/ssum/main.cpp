@@ -205,7 +205,7 @@ struct solve_args {
   std::optional<std::string> memory;
   std::optional<std::string> time_limit;  // seconds, as given
   std::optional<std::string> seed;        // the completion search's, as given
-  std::string checkpoint;                 // the four-list's progress file (empty: none)
+  std::optional<std::string> checkpoint;  // the four-list's progress file, as given
   std::optional<std::string> checkpoint_every;  // seconds between its writes, as given
 };
 
@@ -267,6 +267,8 @@ int run_solve(const solve_args& args) {
     time_limit = *seconds;
   }
   double checkpoint_every = ssum::solve_options{}.checkpoint_seconds;
+  if (args.checkpoint_every && !args.checkpoint) return fail(bad_input, "--checkpoint-every needs --checkpoint FILE");
+  if (args.checkpoint && args.checkpoint->empty()) return fail(bad_input, "--checkpoint: the path is empty");
   if (args.checkpoint_every) {
     const auto seconds = parse_seconds(*args.checkpoint_every);
     if (!seconds) {
@@ -281,7 +283,12 @@ int run_solve(const solve_args& args) {
     if (!value) return fail(bad_input, "--seed: '" + *args.seed + "' is not an integer from 0 to 2^64 - 1");
     seed = *value;
   }
-  // The library knows a command-line target: empty input with one is the empty instance.
+  // The library knows a command-line target: empty input with one is the empty instance. A
+  // checkpoint path that cannot serve is refused before a large input is read.
+  const auto read_input = [&] {
+    if (args.checkpoint) ssum::check_checkpoint_path(*args.checkpoint);
+    return ssum::read_problem(args.input, target);
+  };
 #if SSUM_HAVE_MPI
   // Under mpirun rank 0 reads the instance and sends it to the other ranks.
   std::optional<ssum::problem> shared;
@@ -289,7 +296,7 @@ int run_solve(const solve_args& args) {
     int code = 0;
     if (g_job->rank() == 0) {
       try {
-        shared = ssum::read_problem(args.input, target);
+        shared = read_input();
       } catch (...) {
         g_job->broadcast(std::nullopt, code = failure_of(std::current_exception()).first);
         throw;
@@ -298,9 +305,9 @@ int run_solve(const solve_args& args) {
     shared = g_job->broadcast(shared, code);
     if (!shared) return code;  // rank 0 says why
   }
-  const ssum::problem p = shared ? std::move(*shared) : ssum::read_problem(args.input, target);
+  const ssum::problem p = shared ? std::move(*shared) : read_input();
 #else
-  const ssum::problem p = ssum::read_problem(args.input, target);
+  const ssum::problem p = read_input();
 #endif
   const ssum::backend which = args.backend == "cpu"    ? ssum::backend::cpu
                               : args.backend == "cuda" ? ssum::backend::cuda
@@ -317,14 +324,15 @@ int run_solve(const solve_args& args) {
   if (memory_limit) options.memory_limit = memory_limit;
   options.time_limit = time_limit;
   options.seed = seed;
-  options.checkpoint = args.checkpoint;
+  options.checkpoint = args.checkpoint.value_or("");
   options.checkpoint_seconds = checkpoint_every;
   options.on_progress = [&printer](const ssum::progress& pr) { printer(pr); };
 
+  // SIGTERM (kill's default, and what mpirun passes on for a Ctrl-C) stops as Ctrl-C does: the
+  // checkpoint written, exit 130.
   std::signal(SIGINT, on_sigint);
+  std::signal(SIGTERM, on_sigint);
 #if SSUM_HAVE_MPI
-  // mpirun passes a Ctrl-C on to the ranks as SIGTERM: the same orderly stop (the checkpoint kept).
-  if (g_job) std::signal(SIGTERM, on_sigint);
   std::optional<ssum::cli::job_answer> job;
   if (g_job) {
     // Each rank's share of the node's cores unless --threads says (the device takes none).
@@ -345,6 +353,7 @@ int run_solve(const solve_args& args) {
     return ssum::solve(which, args.threads, p, options);
   }();
   std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
   printer.finish();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 

@@ -36,7 +36,8 @@ enum tag : int {
   tag_end,         // r -> 0: the rank's solve ended: its answer as JSON text
   tag_failed,      // r -> 0: exit code, then the message's bytes
   tag_stop,        // 0 -> r: stop your solve now
-  tag_final        // 0 -> r: the job is over
+  tag_final,       // 0 -> r: the job is over
+  tag_subset       // r -> 0: a subset of the searched instance found in a unit not yet done
 };
 
 void check(int rc, const char* what) {
@@ -162,6 +163,14 @@ class remote_share final : public work_share {
     } else {
       done_.push_back({first, last, count});
     }
+  }
+  // Ahead of the finished units (they wait in done_ until the next send): rank 0's checkpoint
+  // never counts this rank's solutions without holding one of them.
+  void found(const std::vector<std::size_t>& subset) override {
+    std::lock_guard<std::mutex> guard(lock_);
+    flush_done();
+    outbox_.push_back({tag_subset, words(subset.begin(), subset.end())});
+    wake_.notify_all();
   }
   double done() const override { return 0; }  // not shown: rank 0 shows the job's progress
   uint128 finish(uint128 own, const std::atomic<bool>*) override { return own; }
@@ -475,6 +484,9 @@ std::optional<job_answer> mpi_job::coordinate(backend which, unsigned threads, c
           }
           case tag_done:
             pool.finished(m->w.at(0), m->w.at(1), count_of(m->w, 2));
+            break;
+          case tag_subset:
+            pool.found(std::vector<std::size_t>(m->w.begin(), m->w.end()));
             break;
           case tag_end: {
             const nlohmann::json j = nlohmann::json::parse(m->text);

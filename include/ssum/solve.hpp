@@ -81,6 +81,13 @@ struct solve_options {
   work_share* share = nullptr;
 };
 
+/// Checks that `path` can serve as solve_options::checkpoint before a search starts: when it
+/// exists it is a regular file that can be read and written, and its folder takes new files (a
+/// probe file is created and removed). Throws ssum::input_error naming the path and why (a
+/// FIFO, a folder, a device, no permission, no such folder, an empty path). ssum::solve and
+/// work_pool call it.
+void check_checkpoint_path(const std::string& path);
+
 /// A solve's verdict: a verified subset, a proof that there is none, or neither because the
 /// time limit ran out (SAT-solver convention: SAT, UNSAT, UNKNOWN).
 enum class status { feasible, infeasible, unknown };

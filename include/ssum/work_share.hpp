@@ -18,6 +18,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ssum/int128.hpp"
 
@@ -38,6 +39,13 @@ class work_share {
   /// Units [first, last), handed out by next(), searched to their end: `count` solutions in
   /// them (the empty subset of a zero-sum instance excluded) when counting.
   virtual void finished(std::uint64_t first, std::uint64_t last, uint128 count) = 0;
+  /// A subset of the instance given to begin() (its indices, ascending), found in a unit
+  /// that is not yet finished: called at most once per solve, before finished() of that
+  /// unit, so that the search never records solutions without one of them.
+  virtual void found(const std::vector<std::size_t>& subset) = 0;
+  /// A subset found in this search so far (by any solve, or kept by a checkpoint); the
+  /// coordinator answers with it when its own solve found none. Others may return nullopt.
+  virtual std::optional<std::vector<std::size_t>> subset() const { return std::nullopt; }
   /// The fraction of the whole search finished so far (for progress).
   virtual double done() const = 0;
   /// After this solve's last unit, unless it found a subset of a decision: the coordinator's
@@ -73,6 +81,11 @@ class work_pool {
   std::optional<std::array<std::uint64_t, 2>> grant(std::size_t takers, std::uint64_t most);
   /// Records finished units; throws the checkpoint's write error (the search should stop).
   void finished(std::uint64_t first, std::uint64_t last, uint128 count);
+  /// Keeps the first subset found (work_share::found): written with the checkpoint; a
+  /// decision that holds one is answered.
+  void found(const std::vector<std::size_t>& subset);
+  /// The subset found so far, or a checkpoint's.
+  std::optional<std::vector<std::size_t>> subset() const;
   /// Ends the search early: no more grants; complete() stays false.
   void stop();
   bool stopped() const;
@@ -83,7 +96,8 @@ class work_pool {
   uint128 count() const;
   std::uint64_t units() const;
   /// At the end: the checkpoint written when the search stopped before its end, removed when
-  /// it is complete; throws a failed write.
+  /// it is complete (every unit finished, or a decision's subset found); throws a failed
+  /// write.
   void close();
 
  private:
@@ -100,6 +114,10 @@ class pool_share final : public work_share {
   int begin(std::uint64_t fingerprint, std::size_t n, int proposed, int largest) override;
   std::optional<std::array<std::uint64_t, 2>> next(std::uint64_t units, std::uint64_t most) override;
   void finished(std::uint64_t first, std::uint64_t last, uint128 count) override;
+  void found(const std::vector<std::size_t>& subset) override { pool_.found(subset); }
+  std::optional<std::vector<std::size_t>> subset() const override {
+    return coordinator_ ? pool_.subset() : std::nullopt;
+  }
   double done() const override { return pool_.done(); }
   uint128 finish(uint128 own, const std::atomic<bool>* cancel) override;
   std::size_t solves() const override { return takers_; }

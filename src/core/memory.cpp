@@ -1,6 +1,7 @@
 #include "ssum/memory.hpp"
 
 #include <sys/resource.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -28,15 +29,36 @@ std::optional<std::uint64_t> read_number(const char* path) {
   }
 }
 
+// KiB as bytes; nullopt where the figure cannot be a byte count (it would overflow).
+std::optional<std::uint64_t> kib_to_bytes(std::uint64_t kib) {
+  if (kib > UINT64_MAX / 1024) return std::nullopt;
+  return kib * 1024;
+}
+
 std::optional<std::uint64_t> mem_available() {
   std::ifstream in("/proc/meminfo");
   std::string key, unit;
   std::uint64_t kib;
   while (in >> key >> kib) {
     std::getline(in, unit);
-    if (key == "MemAvailable:") return kib * 1024;
+    if (key == "MemAvailable:") return kib_to_bytes(kib);
   }
   return std::nullopt;
+}
+
+// The machine's memory and what is free of it, from sysinfo(2): no file to open, so it answers
+// when /proc cannot be read (no descriptor left, a sandbox without it).
+struct machine_memory {
+  std::uint64_t total = 0, free = 0;
+};
+std::optional<machine_memory> machine() {
+  struct sysinfo info {};
+  if (::sysinfo(&info) != 0 || info.totalram == 0) return std::nullopt;
+  const auto bytes = [&](unsigned long pages) {
+    const unsigned __int128 b = static_cast<unsigned __int128>(pages) * std::max<unsigned>(info.mem_unit, 1);
+    return b > UINT64_MAX ? UINT64_MAX : std::uint64_t(b);
+  };
+  return machine_memory{bytes(info.totalram), std::min(bytes(info.totalram), bytes(info.freeram) + bytes(info.bufferram))};
 }
 
 // The file cache a cgroup holds (the active and inactive file lists of its memory.stat): it
@@ -58,7 +80,7 @@ std::optional<std::uint64_t> own_usage(const std::string& field) {
   std::string key, unit;
   std::uint64_t kib;
   while (in >> key) {
-    if (key == field && in >> kib) return kib * 1024;
+    if (key == field && in >> kib) return kib_to_bytes(kib);
     std::getline(in, unit);
   }
   return std::nullopt;
@@ -71,8 +93,18 @@ constexpr auto refresh_interval = std::chrono::milliseconds(50);
 // Every figure the room is the smallest of, each with its name (for host_memory_report()).
 std::vector<std::pair<std::string, std::uint64_t>> host_memory_figures() {
   std::vector<std::pair<std::string, std::uint64_t>> figures;
-  if (auto m = mem_available()) figures.emplace_back("MemAvailable", *m);
-  else figures.emplace_back("free pages", std::uint64_t(sysconf(_SC_AVPHYS_PAGES)) * std::uint64_t(sysconf(_SC_PAGESIZE)));
+  // No figure may pass the machine's memory: a sandbox's /proc/meminfo has been seen to report
+  // MemAvailable of 2^57 bytes on a machine of 2^37 once CUDA had mapped memory.
+  const std::optional<machine_memory> mm = machine();
+  const auto bounded = [&](std::string name, std::uint64_t bytes) {
+    if (mm && bytes > mm->total) {
+      name += " (above the machine's memory: taken as that)";
+      bytes = mm->total;
+    }
+    figures.emplace_back(std::move(name), bytes);
+  };
+  if (auto m = mem_available()) bounded("MemAvailable", *m);
+  else if (mm) bounded("free and buffer memory (sysinfo)", mm->free);
   // A container's cgroup may allow less than the machine has free (v2, then v1): its limit
   // less what it uses, not counting the file cache it would drop.
   struct cgroup_files {
@@ -90,7 +122,7 @@ std::vector<std::pair<std::string, std::uint64_t>> host_memory_figures() {
     // No limit: v2 says "max", v1 a number near 2^63.
     if (!limit || *limit >= (std::uint64_t(1) << 62) || !usage) continue;
     *usage -= std::min(*usage, cgroup_file_cache(c.stat, c.active_file, c.inactive_file));
-    figures.emplace_back(c.name, *limit > *usage ? *limit - *usage : 0);
+    bounded(c.name, *limit > *usage ? *limit - *usage : 0);
   }
   // The process's own limits: every allocation counts against the address space (RLIMIT_AS)
   // and, since Linux 4.7, private writable mappings against RLIMIT_DATA.
@@ -101,14 +133,16 @@ std::vector<std::pair<std::string, std::uint64_t>> host_memory_figures() {
     if (getrlimit(resource, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY) continue;
     const std::uint64_t used = own_usage(field).value_or(0);
     const std::uint64_t cap = std::uint64_t(lim.rlim_cur);
-    figures.emplace_back(name, cap > used ? cap - used : 0);
+    bounded(name, cap > used ? cap - used : 0);
   }
   return figures;
 }
 
 std::uint64_t measure_available_host_memory() {
+  const std::vector<std::pair<std::string, std::uint64_t>> figures = host_memory_figures();
+  if (figures.empty()) return 0;  // nothing could be read: no room to promise
   std::uint64_t best = UINT64_MAX;
-  for (const auto& figure : host_memory_figures()) best = std::min(best, figure.second);
+  for (const auto& figure : figures) best = std::min(best, figure.second);
   return best;
 }
 

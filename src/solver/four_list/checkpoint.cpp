@@ -3,17 +3,20 @@
 #include "solver/four_list/checkpoint.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <string_view>
 
 #include "ssum/errors.hpp"
+#include "ssum/solve.hpp"
 
 namespace ssum::detail {
 namespace {
@@ -57,6 +60,14 @@ int hex_value(char c) {  // lowercase only: the writer never emits anything else
   return -1;
 }
 
+std::string subset_text(const std::optional<std::vector<std::size_t>>& subset) {
+  if (!subset) return "none";
+  if (subset->empty()) return "empty";
+  std::string s;
+  for (const std::size_t i : *subset) s += (s.empty() ? "" : " ") + std::to_string(i);
+  return s;
+}
+
 std::uint64_t units_hex_length(std::uint64_t units) { return units / 4 + (units % 4 != 0); }
 
 bool valid_algorithm(std::string_view name) {
@@ -83,6 +94,26 @@ std::optional<uint128> parse_decimal(std::string_view s, uint128 max) {
     v = v * 10 + d;
   }
   return v;
+}
+
+// `subset`'s value: "none", "empty", or ascending decimal indices below n, one space apart.
+std::optional<std::vector<std::size_t>> parse_subset(const std::string& path, std::string_view text, std::size_t n) {
+  if (text == "none") return std::nullopt;
+  std::vector<std::size_t> subset;
+  if (text == "empty") return subset;
+  while (!text.empty()) {
+    const std::size_t space = text.find(' ');
+    const std::string_view item = text.substr(0, space);
+    const auto v = parse_decimal(item, SIZE_MAX);
+    if (!v || *v >= n || (!subset.empty() && std::size_t(*v) <= subset.back()))
+      damaged(path, "the subset is not ascending indices below n at '" + printable(item.substr(0, 64)) + "'");
+    subset.push_back(std::size_t(*v));
+    if (space == std::string_view::npos) break;
+    text.remove_prefix(space + 1);
+    if (text.empty()) damaged(path, "the subset ends with a space");
+  }
+  if (subset.empty()) damaged(path, "the subset is empty");
+  return subset;
 }
 
 // The body's `key value` lines in their fixed order, so that a damaged file names what it lacks.
@@ -167,11 +198,17 @@ void write_checkpoint(const std::string& path, const checkpoint_identity& id,
     throw input_error(where + "done holds " + std::to_string(state.done.size()) + " units, not " +
                           std::to_string(id.units), 0);
 
-  std::string text = "ssum checkpoint 1\nalgorithm " + id.algorithm + "\nfingerprint " +
+  if (state.subset) {
+    for (std::size_t k = 0; k < state.subset->size(); ++k) {
+      if ((*state.subset)[k] >= id.n || (k > 0 && (*state.subset)[k] <= (*state.subset)[k - 1]))
+        throw input_error(where + "the subset is not ascending indices below n", 0);
+    }
+  }
+  std::string text = "ssum checkpoint 2\nalgorithm " + id.algorithm + "\nfingerprint " +
                      hex64(id.fingerprint) + "\nn " + std::to_string(id.n) + "\nmodulus_bits " +
                      std::to_string(id.modulus_bits) + "\nunits " + std::to_string(id.units) +
                      "\ncounting " + (id.counting ? "yes" : "no") + "\ncount " +
-                     decimal(state.count) + "\ndone ";
+                     decimal(state.count) + "\nsubset " + subset_text(state.subset) + "\ndone ";
   const std::size_t digits = units_hex_length(id.units);
   text.reserve(text.size() + digits + 27);
   for (std::size_t j = 0; j < digits; ++j) {
@@ -201,6 +238,7 @@ void write_checkpoint(const std::string& path, const checkpoint_identity& id,
   if (::close(fd) != 0) throw input_error(where + errno_text(errno), 0);
   if (::rename(tmp.name.c_str(), path.c_str()) != 0) throw input_error(where + errno_text(errno), 0);
   tmp.renamed = true;
+  fault_point("written");
   // Makes the rename itself durable; best effort, as the checkpoint is already complete.
   std::filesystem::path dir = std::filesystem::path(path).parent_path();
   if (dir.empty()) dir = ".";
@@ -212,11 +250,17 @@ void write_checkpoint(const std::string& path, const checkpoint_identity& id,
 }
 
 std::optional<checkpoint> read_checkpoint(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO for reading would wait for a writer.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0 && errno == ENOENT) return std::nullopt;
   if (fd < 0)
     throw input_error("cannot read the checkpoint " + printable(path) + ": " + errno_text(errno), 0);
   const struct closer { int fd; ~closer() { ::close(fd); } } close_fd{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0)
+    throw input_error("cannot read the checkpoint " + printable(path) + ": " + errno_text(errno), 0);
+  if (!S_ISREG(st.st_mode))
+    throw input_error("cannot read the checkpoint " + printable(path) + ": it is not a regular file", 0);
   const std::string text = read_whole(fd, path);
 
   const std::string_view all(text);
@@ -226,8 +270,8 @@ std::optional<checkpoint> read_checkpoint(const std::string& path) {
   const std::string_view header = all.substr(0, all.find('\n'));
   constexpr std::string_view magic = "ssum checkpoint ";
   if (header.substr(0, magic.size()) != magic) damaged(path, "it does not start with 'ssum checkpoint'");
-  if (header.substr(magic.size()) != "1")
-    damaged(path, "unknown version '" + printable(header.substr(magic.size(), 64)) + "'");
+  const std::string_view version = header.substr(magic.size());
+  if (version != "1" && version != "2") damaged(path, "unknown version '" + printable(version.substr(0, 64)) + "'");
 
   if (header.size() + 1 == all.size()) damaged(path, "it holds nothing but its first line");
   // The '\n' that ends the line before the last: the header's at least.
@@ -257,6 +301,7 @@ std::optional<checkpoint> read_checkpoint(const std::string& path) {
   if (counting != "yes" && counting != "no") damaged(path, "counting is neither 'yes' nor 'no'");
   c.id.counting = counting == "yes";
   c.state.count = parser.number("count", ~uint128(0));
+  if (version == "2") c.state.subset = parse_subset(path, parser.value("subset"), c.id.n);
   const std::string_view done = parser.value("done");
   // Compared before anything is allocated: a forged huge `units` costs nothing.
   if (done.size() != units_hex_length(c.id.units))
@@ -277,6 +322,26 @@ std::optional<checkpoint> read_checkpoint(const std::string& path) {
   return c;
 }
 
+
+void fault_point(const char* name) noexcept {
+  // Read once: the name and the count of arrivals that raises the signal.
+  static const struct armed {
+    std::string name;
+    long at = 0;
+    armed() {
+      const char* text = std::getenv("SSUM_FAULT");
+      if (!text || !*text) return;
+      const std::string_view all(text);
+      const std::size_t colon = all.find(':');
+      name = std::string(all.substr(0, colon));
+      at = colon == std::string_view::npos ? 1 : std::strtol(text + colon + 1, nullptr, 10);
+    }
+  } fault;
+  static std::atomic<long> arrivals{0};
+  if (fault.name.empty() || fault.name != name) return;
+  if (arrivals.fetch_add(1) + 1 == fault.at) ::kill(::getpid(), SIGKILL);
+}
+
 void check_identity(const std::string& path, const checkpoint_identity& found,
                     const checkpoint_identity& expected) {
   if (found == expected) return;
@@ -295,3 +360,28 @@ void check_identity(const std::string& path, const checkpoint_identity& found,
 }
 
 }  // namespace ssum::detail
+
+namespace ssum {
+
+void check_checkpoint_path(const std::string& path) {
+  const std::string where = "cannot use the checkpoint " + printable(path) + ": ";
+  if (path.empty()) throw input_error("the checkpoint's path is empty", 0);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {
+    // A FIFO would block the first read; a folder or a device cannot be replaced by rename.
+    if (S_ISDIR(st.st_mode)) throw input_error(where + "it is a folder", 0);
+    if (!S_ISREG(st.st_mode)) throw input_error(where + "it is not a regular file (a FIFO, socket or device)", 0);
+    if (::access(path.c_str(), R_OK | W_OK) != 0) throw input_error(where + detail::errno_text(errno), 0);
+  } else if (errno != ENOENT) {
+    throw input_error(where + detail::errno_text(errno), 0);
+  }
+  // Every write goes through a new file in the same folder: make one now rather than fail
+  // at the first write, minutes into the search.
+  const std::string probe = path + ".probe." + std::to_string(::getpid());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) throw input_error(where + "its folder takes no new file: " + detail::errno_text(errno), 0);
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
+}  // namespace ssum

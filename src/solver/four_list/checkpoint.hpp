@@ -5,7 +5,7 @@
 //
 // The file is small text a person can read, checked strictly (fixed key order, nothing extra):
 //
-//   ssum checkpoint 1
+//   ssum checkpoint 2
 //   algorithm four-list
 //   fingerprint 0123456789abcdef      (16 lowercase hex digits)
 //   n 40
@@ -13,12 +13,19 @@
 //   units 10
 //   counting yes                      (yes or no)
 //   count 12345                       (decimal, up to 2^128 - 1)
+//   subset 0 3 7                      (a subset found so far, ascending indices below n;
+//                                      "none" when none was found, "empty" for the empty one)
 //   done 3f0                          (ceil(units / 4) lowercase hex digits, see below)
 //   checksum 89abcdef01234567         (FNV-1a 64 over every byte before this line)
 //
 // `done`: hex digit j holds units 4j .. 4j + 3, unit 4j in its lowest bit, so "f" reads as
 // four finished units from left to right; bits beyond `units` must be zero. Every line ends
 // with '\n' (the last one too); numbers are decimal without sign or leading zeros.
+//
+// A file whose finished units hold solutions holds one of them: a run that resumes from it
+// answers with that subset even when the units left hold none, so that no resume ever turns
+// "found" into "none". Version 1 files (before `subset`) are read as holding none; a run
+// starts such a file afresh when its count is not 0 (see open_unit_record).
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -43,7 +50,10 @@ struct checkpoint_identity {
 
 struct checkpoint_state {
   std::vector<bool> done;         // units entries: finished units
-  ssum::uint128 count = 0;        // solutions found in the finished units (counting)
+  ssum::uint128 count = 0;        // solutions found in the finished units
+  // A subset of the problem searched (its indices, ascending) found in this search: always
+  // present once a finished unit held a solution.
+  std::optional<std::vector<std::size_t>> subset;
 };
 
 struct checkpoint {
@@ -70,6 +80,17 @@ void write_checkpoint(const std::string& path, const checkpoint_identity& id,
 /// version is unknown, or done does not hold `units` entries; ("cannot read the checkpoint
 /// PATH: <why>") when it exists but cannot be read. The caller compares the identity.
 std::optional<checkpoint> read_checkpoint(const std::string& path);
+
+/// Whether a saved state can be continued: a count above 0 needs the subset behind it (a
+/// version 1 file has none). A state that cannot is started afresh.
+inline bool resumable(const checkpoint_state& state) { return state.count == 0 || state.subset.has_value(); }
+
+/// A named point of the checkpoint's life where a fault campaign may end the process: the
+/// environment variable SSUM_FAULT=NAME[:K] raises SIGKILL the K-th time (default 1) the point
+/// NAME is reached: "written" (a checkpoint replaced), "finished" (units recorded as
+/// finished), "removing" (a complete answer about to remove its file). A test hook: without
+/// the variable it costs one relaxed load.
+void fault_point(const char* name) noexcept;
 
 /// Throws ssum::input_error ("the checkpoint PATH belongs to another instance or plan: <each
 /// field that differs, with both values>") unless `found` == `expected`.

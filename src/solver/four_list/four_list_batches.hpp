@@ -266,7 +266,9 @@ solution four_list_sums_in_batches(Device& device, const problem& p, const flipp
   double count_seconds = 0;
   uint128 count = 0;
   std::optional<std::array<std::uint32_t, 4>> answer;
-  const auto finished = [&] { return answer && !options.count; };  // a count goes on through every unit
+  // A decision whose checkpoint (or share) already holds a subset has its answer.
+  std::optional<std::vector<std::size_t>> known = options.count ? std::nullopt : feed.known_subset();
+  const auto finished = [&] { return (answer || known) && !options.count; };  // a count goes on through every unit
   std::vector<task> pending;
   try {
     while (!finished()) {
@@ -325,7 +327,13 @@ solution four_list_sums_in_batches(Device& device, const problem& p, const flipp
               range_count += matches;
               count_seconds += seconds_since(tc);
             }
-            if (!answer && matches > 0) answer = certificate_in_batch();
+            if (!answer && matches > 0) {
+              answer = certificate_in_batch();
+              if (answer) {  // kept before this range is recorded as finished
+                const std::uint32_t masks[4] = {(*answer)[0], (*answer)[1], (*answer)[2], (*answer)[3]};
+                feed.found(subset_of_masks(q, masks, inst.flipped));
+              }
+            }
           }
           done += double(k.len) * (double(k.a_hi - k.a_lo) * double(k.c_hi - k.c_lo) / all_outer);
           if (options.on_progress && !feed.shared()) {
@@ -365,11 +373,17 @@ solution four_list_sums_in_batches(Device& device, const problem& p, const flipp
   // its subset here does not wait for the others.
   if (options.count || !answer) count = feed.total(count, options.cancel);
   if (options.count) result.count = count;
+  if (!answer && !known) known = feed.known_subset();
+  feed.rethrow();
   if (answer) {
     const std::uint32_t masks[4] = {(*answer)[0], (*answer)[1], (*answer)[2], (*answer)[3]};
     result.subset = subset_of_masks(q, masks, inst.flipped);
     result.feasible = true;
+  } else if (known) {
+    result.subset = std::move(*known);
+    result.feasible = true;
   }
+  check_four_list_subset(p, result, options);
   result.seconds.total = seconds_since(start);
   return result;
 }

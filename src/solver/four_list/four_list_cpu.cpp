@@ -141,6 +141,7 @@ struct class_search {
   bool found = false;
   std::uint32_t answer[4] = {0, 0, 0, 0};
   uint128 count = 0;
+  std::optional<std::vector<std::size_t>> known;  // a checkpoint's or another solve's subset
 };
 
 // The search stage: every residue class r, shared out among `threads` threads: its right side
@@ -178,6 +179,8 @@ class_search<Sum> search_classes(const flipped_instance<Sum>& inst, const quarte
   if (options.on_progress) options.on_progress(progress{"search", 0.0, 0.0});  // before any class ends
   if (record) classes_done = first_class(record->units_skipped(), units, m);  // about: for progress
   std::atomic<bool> unwritten{false};
+  // A decision whose checkpoint (or share) already holds a subset has its answer.
+  if (!options.count && feed.known_subset()) stop.store(true);
 #pragma omp parallel num_threads(threads)
   {
     right_table<Sum> table;
@@ -252,6 +255,8 @@ class_search<Sum> search_classes(const flipped_instance<Sum>& inst, const quarte
                   answer[3] = first_trivial ? x->m4b : x->m4;
                   found.store(true);
                   if (!options.count) stop.store(true);  // a count goes on through every class
+                  // Kept before this unit is recorded as finished.
+                  feed.found(subset_of_masks(q, answer, inst.flipped));
                 }
               }
             }
@@ -289,6 +294,8 @@ class_search<Sum> search_classes(const flipped_instance<Sum>& inst, const quarte
   // The units a previous run finished, or (shared) the whole search's: a decision that found
   // its subset here does not wait for the others.
   if (options.count || !result.found) result.count = feed.total(result.count, options.cancel);
+  if (!result.found) result.known = feed.known_subset();
+  feed.rethrow();
   return result;
 
 }
@@ -335,6 +342,9 @@ solution solve_four_flipped(unsigned threads, const flipped_instance<Sum>& inst,
   if (found.found) {
     result.subset = subset_of_masks(q, found.answer, inst.flipped);
     result.feasible = true;
+  } else if (found.known) {
+    result.subset = *found.known;
+    result.feasible = true;
   }
   result.seconds.total = seconds_since(start);
   return result;
@@ -375,6 +385,7 @@ solution solve_four_list(const host_share& host, const problem& p, const flipped
                         ? solve_four_flipped(threads, flip<uint128>(p, totals.target), bits, options, r)
                         : solve_four_flipped(threads, flip<std::uint64_t>(p, totals.target), bits, options, r);
   result.planned_bytes = static_cast<std::uint64_t>(bytes);
+  check_four_list_subset(p, result, options);
   return result;
 }
 

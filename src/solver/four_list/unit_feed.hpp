@@ -9,10 +9,14 @@
 #include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <vector>
 
 #include "solver/four_list/four_list_plan.hpp"
 #include "solver/four_list/unit_record.hpp"
 #include "ssum/int128.hpp"
+#include "ssum/errors.hpp"
+#include "ssum/problem.hpp"
+#include "ssum/solve.hpp"
 #include "ssum/work_share.hpp"
 
 namespace ssum::detail {
@@ -26,6 +30,17 @@ inline int shared_modulus_bits(const problem& p, int bits, const solve_options& 
     throw std::invalid_argument("a shared four-list keeps its checkpoint in its work_pool, not in the solve's options");
   }
   return options.share->begin(fingerprint_of(p), p.weights.size(), bits, largest_modulus_bits(p.weights.size()));
+}
+
+/// A four-list answer's subset checked against the problem searched before it leaves the
+/// driver: one kept by a checkpoint that does not sum to the target means a damaged file.
+inline void check_four_list_subset(const problem& p, const solution& s, const solve_options& options) {
+  if (!s.feasible || is_certificate(p, s.subset)) return;
+  if (!options.checkpoint.empty()) {
+    throw input_error("the checkpoint " + printable(options.checkpoint) +
+                          " is damaged: its subset does not sum to the target", 0);
+  }
+  throw std::logic_error("four-list: a subset that does not verify");
 }
 
 class unit_feed {
@@ -64,6 +79,33 @@ class unit_feed {
       }
     }
     return record_ ? record_->finished_range(first, last, count) : true;
+  }
+  /// A subset of the searched problem, found in a unit not yet finished: kept with the
+  /// checkpoint (or the share's), so that no finished unit's solutions are counted without
+  /// one. Call once, before finished() of its unit.
+  void found(const std::vector<std::size_t>& subset) noexcept {
+    if (share_) {
+      try {
+        share_->found(subset);
+      } catch (...) {
+        keep(std::current_exception());
+      }
+      return;
+    }
+    if (record_) record_->found(subset);
+  }
+  /// A subset found by an earlier run (the checkpoint's) or by another solve of the share:
+  /// the answer when this run finds none itself.
+  std::optional<std::vector<std::size_t>> known_subset() {
+    if (share_) {
+      try {
+        return share_->subset();
+      } catch (...) {
+        keep(std::current_exception());
+        return std::nullopt;
+      }
+    }
+    return record_ ? record_->subset() : std::nullopt;
   }
   /// The fraction of the search finished, given this process's own (for progress).
   double done(double own) const { return share_ ? share_->done() : own; }

@@ -41,6 +41,22 @@ class unit_record {
       : path_(std::move(path)), id_(std::move(id)), state_(std::move(state)), seconds_(seconds),
         skip_(state_.done.begin(), state_.done.end()), last_(clock_type::now()) {}
   bool skipped(std::uint64_t u) const { return skip_[u] != 0; }
+  // A subset of the searched problem found in this search: called before the unit that holds
+  // it is finished, so that a file never counts a solution without holding one. The first
+  // one stays.
+  void found(const std::vector<std::size_t>& subset) noexcept {
+    std::lock_guard<std::mutex> guard(lock_);
+    if (!state_.subset) {
+      try {
+        state_.subset = subset;
+      } catch (...) {  // no memory for a few indices: the file is written without it
+      }
+    }
+  }
+  std::optional<std::vector<std::size_t>> subset() {
+    std::lock_guard<std::mutex> guard(lock_);
+    return state_.subset;
+  }
   std::uint64_t units_skipped() const { return std::uint64_t(std::count(skip_.begin(), skip_.end(), 1)); }
   uint128 count_before() const { return count_before_; }
   bool failed() const { return failure_ != nullptr; }
@@ -51,8 +67,9 @@ class unit_record {
     std::lock_guard<std::mutex> guard(lock_);
     for (std::uint64_t u = u0; u < u1; ++u) state_.done[u] = true;
     state_.count += count;
-    if (seconds_since(last_) < seconds_) return failure_ == nullptr;
-    return write_locked();
+    const bool written = seconds_since(last_) < seconds_ ? failure_ == nullptr : write_locked();
+    fault_point("finished");
+    return written;
   }
   // At the end: written when the search stopped before its end (an interrupt, the time limit,
   // memory), removed when the answer is complete. Throws a write's failure.
@@ -63,6 +80,7 @@ class unit_record {
       if (!write_locked()) std::rethrow_exception(failure_);
       return;
     }
+    fault_point("removing");
     std::error_code ignored;
     std::filesystem::remove(path_, ignored);
   }
@@ -99,10 +117,10 @@ inline std::optional<unit_record> open_unit_record(const problem& p, int modulus
   const checkpoint_identity id{"four-list", fingerprint_of(p), p.weights.size(), modulus_bits, units_of(m),
                                options.count};
   checkpoint_state state;
-  if (saved) {
-    check_identity(options.checkpoint, saved->id, id);
+  if (saved) check_identity(options.checkpoint, saved->id, id);
+  if (saved && resumable(saved->state)) {
     state = saved->state;
-  } else {
+  } else {  // none, or solutions counted without a subset (version 1): from the start
     state.done.assign(id.units, false);
   }
   return std::optional<unit_record>(std::in_place, options.checkpoint, id, std::move(state),

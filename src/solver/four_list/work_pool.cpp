@@ -35,6 +35,7 @@ struct work_pool::state {
   std::uint64_t finished = 0;    // units finished, skipped ones included
   uint128 count = 0;             // solutions in the finished units, the checkpoint's included
   bool stopped = false;
+  std::optional<std::vector<std::size_t>> subset;  // the first found, or the checkpoint's
   std::optional<detail::unit_record> record;
 };
 
@@ -43,6 +44,7 @@ work_pool::work_pool(bool counting, std::string checkpoint, double checkpoint_se
   s_->counting = counting;
   s_->path = std::move(checkpoint);
   s_->seconds = checkpoint_seconds;
+  if (!s_->path.empty()) check_checkpoint_path(s_->path);
 }
 
 work_pool::~work_pool() = default;
@@ -69,14 +71,15 @@ int work_pool::begin(std::uint64_t fingerprint, std::size_t n, int proposed, int
   if (!s.path.empty()) {
     const detail::checkpoint_identity id{"four-list", fingerprint, n, bits, units, s.counting};
     detail::checkpoint_state st;
-    if (saved) {
-      detail::check_identity(s.path, saved->id, id);
+    if (saved) detail::check_identity(s.path, saved->id, id);
+    if (saved && detail::resumable(saved->state)) {
       st = saved->state;
-    } else {
+    } else {  // none, or solutions counted without a subset (version 1): from the start
       st.done = done;
     }
     done = st.done;
     before = st.count;
+    s.subset = st.subset;
     s.record.emplace(s.path, id, std::move(st), s.seconds);
   }
   s.begun = true;
@@ -88,6 +91,11 @@ int work_pool::begin(std::uint64_t fingerprint, std::size_t n, int proposed, int
   s.finished = std::uint64_t(std::count(s.skip.begin(), s.skip.end(), 1));
   s.ungranted = units - s.finished;
   s.count = before;
+  if (!s.counting && s.subset) {  // a decision answered by its checkpoint: nothing to hand out
+    s.skip.assign(units, 1);
+    s.finished = units;
+    s.ungranted = 0;
+  }
   return bits;
 }
 
@@ -125,6 +133,18 @@ void work_pool::finished(std::uint64_t first, std::uint64_t last, uint128 count)
   }
 }
 
+void work_pool::found(const std::vector<std::size_t>& subset) {
+  std::lock_guard<std::mutex> guard(s_->lock);
+  if (s_->subset) return;
+  s_->subset = subset;
+  if (s_->record) s_->record->found(subset);
+}
+
+std::optional<std::vector<std::size_t>> work_pool::subset() const {
+  std::lock_guard<std::mutex> guard(s_->lock);
+  return s_->subset;
+}
+
 void work_pool::stop() {
   std::lock_guard<std::mutex> guard(s_->lock);
   s_->stopped = true;
@@ -157,7 +177,7 @@ std::uint64_t work_pool::units() const {
 
 void work_pool::close() {
   std::lock_guard<std::mutex> guard(s_->lock);
-  if (s_->record) s_->record->close(s_->finished == s_->units);
+  if (s_->record) s_->record->close(s_->finished == s_->units || (!s_->counting && s_->subset));
 }
 
 int pool_share::begin(std::uint64_t fingerprint, std::size_t n, int proposed, int largest) {
