@@ -1,6 +1,7 @@
 #include "convert.hpp"
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include <nanobind/ndarray.h>
@@ -77,37 +78,131 @@ std::vector<int128> array_weights(const nb::ndarray<nb::ro, nb::device::cpu>& ar
   throw nb::type_error("weights must be an array of integers (int8 to int64, uint8 to uint64)");
 }
 
+constexpr const char* integer_dtypes = "int8 to int64, uint8 to uint64, or object arrays of Python ints";
+
+// numpy's bool scalar has no __index__ (numpy 2 removed it), yet it stands where a Python bool
+// would, which is an int. Told apart by its type's name, so that numpy need not be imported.
+bool is_numpy_bool(nb::handle value) {
+  const char* name = Py_TYPE(value.ptr())->tp_name;
+  return std::strcmp(name, "numpy.bool") == 0 || std::strcmp(name, "numpy.bool_") == 0;
+}
+
+// Attribute `name` of `object`, or an invalid object (the error cleared) where there is none.
+nb::object attribute(nb::handle object, const char* name) {
+  nb::object result = nb::steal(PyObject_GetAttrString(object.ptr(), name));
+  if (!result.is_valid()) PyErr_Clear();
+  return result;
+}
+
 }  // namespace
+
+std::optional<numpy_dtype> numpy_dtype_of(nb::handle array) {
+  nb::object dtype = attribute(array, "dtype");
+  if (!dtype.is_valid()) return std::nullopt;
+  nb::object kind = attribute(dtype, "kind"), itemsize = attribute(dtype, "itemsize"),
+             byteorder = attribute(dtype, "byteorder");
+  // PyTorch's and others' dtypes have none of these: such arrays are read through DLPack.
+  if (!kind.is_valid() || !itemsize.is_valid() || !byteorder.is_valid() || !PyUnicode_Check(kind.ptr()) ||
+      !PyUnicode_Check(byteorder.ptr()) || !PyLong_Check(itemsize.ptr())) {
+    return std::nullopt;
+  }
+  numpy_dtype result;
+  const char* k = PyUnicode_AsUTF8(kind.ptr());
+  const char* order = PyUnicode_AsUTF8(byteorder.ptr());
+  const long size = PyLong_AsLong(itemsize.ptr());
+  nb::object text = nb::steal(PyObject_Str(dtype.ptr()));
+  if (!k || !order || size < 0 || !text.is_valid()) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  const char* name = PyUnicode_AsUTF8(text.ptr());
+  if (!name) {
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  result.kind = k[0];
+  result.itemsize = static_cast<std::size_t>(size);
+  // numpy writes the machine's order as '=' and "not applicable" (one byte, objects) as '|'.
+  result.native = order[0] == '=' || order[0] == '|';
+  result.name = name;
+  return result;
+}
+
+std::string describe(const numpy_dtype& dtype) {
+  if (dtype.native) return dtype.name;
+  return dtype.name + (!dtype.name.empty() && dtype.name.front() == '>' ? " (big-endian)" : " (little-endian)");
+}
+
+bool to_bool(nb::handle value, const char* what) {
+  if (value.ptr() == Py_True) return true;
+  if (value.ptr() == Py_False) return false;
+  if (is_numpy_bool(value)) {
+    const int truth = PyObject_IsTrue(value.ptr());
+    if (truth < 0) throw nb::python_error();
+    return truth != 0;
+  }
+  throw nb::type_error(
+      (std::string(what) + " must be True or False, not " + nb::type_name(value.type()).c_str()).c_str());
+}
 
 int128 to_int128(nb::handle value, const char* what) {
   if (PyLong_Check(value.ptr())) return long_to_int128(value.ptr(), what);
-  // numpy integer scalars and other objects with __index__; floats and strings are refused.
-  nb::object index = nb::steal(PyNumber_Index(value.ptr()));
-  if (!index.is_valid()) {
-    PyErr_Clear();
+  if (is_numpy_bool(value)) return to_bool(value, what) ? 1 : 0;
+  // numpy integer scalars and other objects with __index__; floats and strings, which have
+  // none, are refused. An __index__ that raises is the caller's error to see as raised.
+  if (!PyIndex_Check(value.ptr())) {
     throw nb::type_error((std::string(what) + " must be an integer, not " +
                           nb::type_name(value.type()).c_str())
                              .c_str());
   }
+  nb::object index = nb::steal(PyNumber_Index(value.ptr()));
+  if (!index.is_valid()) throw nb::python_error();
   return long_to_int128(index.ptr(), what);
 }
 
 std::vector<int128> to_weights(nb::handle weights) {
+  bool object_array = false;
   if (!PyList_Check(weights.ptr()) && !PyTuple_Check(weights.ptr()) && nb::ndarray_check(weights)) {
-    nb::ndarray<nb::ro, nb::device::cpu> array;
-    if (!nb::try_cast(weights, array, /*convert=*/false)) {
-      throw nb::type_error("weights: this array cannot be read on the host (DLPack device arrays are not supported)");
+    // The dtype first: DLPack cannot carry object, string, date or foreign-byte-order arrays,
+    // and its refusal would say nothing about why.
+    if (const std::optional<numpy_dtype> dtype = numpy_dtype_of(weights)) {
+      object_array = dtype->kind == 'O';
+      if (!object_array && (!dtype->native || (dtype->kind != 'i' && dtype->kind != 'u'))) {
+        throw nb::type_error(("weights must be an array of integers (" + std::string(integer_dtypes) +
+                              "), not of dtype " + describe(*dtype))
+                                 .c_str());
+      }
     }
-    return array_weights(array);
+    if (!object_array) {
+      nb::ndarray<nb::ro, nb::device::cpu> array;
+      if (!nb::try_cast(weights, array, /*convert=*/false)) {
+        if (PyErr_Occurred()) throw nb::python_error();
+        throw nb::type_error(
+            "weights: this array cannot be read on the host (DLPack device arrays are not supported)");
+      }
+      return array_weights(array);
+    }
+    // An object array (Python ints of any width) is read as the list it holds, once its shape
+    // is known to be 1-D: a 2-D one would be read as a list of rows.
+    nb::object ndim = attribute(weights, "ndim");
+    if (!ndim.is_valid() || !PyLong_Check(ndim.ptr()) || PyLong_AsLong(ndim.ptr()) != 1) {
+      PyErr_Clear();
+      throw nb::value_error("weights must be a 1-D array; this object array is not");
+    }
   }
-  // Lists and tuples directly, any other iterable (range, generator) through a list.
-  nb::object items = nb::steal(PySequence_Fast(weights.ptr(), "weights must be a sequence of integers or an array"));
-  if (!items.is_valid()) {
-    PyErr_Clear();
+  // Lists and tuples directly, any other iterable (range, generator) through a list. Only an
+  // object that cannot be iterated at all gets this message: an error raised while iterating
+  // (a generator's own) propagates as raised.
+  if (!PySequence_Check(weights.ptr()) && Py_TYPE(weights.ptr())->tp_iter == nullptr) {
     throw nb::type_error(("weights must be a sequence of integers or an integer array, not " +
                           std::string(nb::type_name(weights.type()).c_str()))
                              .c_str());
   }
+  // PySequence_List, not PySequence_Fast: the latter replaces an iterator's TypeError by its own.
+  nb::object items = PyList_Check(weights.ptr()) || PyTuple_Check(weights.ptr())
+                         ? nb::borrow(weights)
+                         : nb::steal(PySequence_List(weights.ptr()));
+  if (!items.is_valid()) throw nb::python_error();
   const Py_ssize_t n = PySequence_Fast_GET_SIZE(items.ptr());
   PyObject** item = PySequence_Fast_ITEMS(items.ptr());
   std::vector<int128> result(static_cast<std::size_t>(n));

@@ -321,9 +321,11 @@ void bind_solve(nb::module_& m) {
   m.def(
       "solve",
       [](nb::handle weights, nb::handle target, const std::string& backend, const std::string& algorithm,
-         std::optional<long long> threads, std::optional<long long> memory, bool count,
+         std::optional<long long> threads, std::optional<long long> memory, nb::handle count,
          std::optional<double> time_limit, unsigned long long seed) {
-        solve_request r = make_request(weights, target, backend, algorithm, threads, memory, count, time_limit, seed);
+        // count as a handle: nanobind's bool takes only Python's two, not numpy's bool.
+        solve_request r = make_request(weights, target, backend, algorithm, threads, memory,
+                                       to_bool(count, "count"), time_limit, seed);
         if (runs_inline(r)) {
           nb::gil_scoped_release unlocked;  // other Python threads keep running, as for any solve
           return py_solution{ssum::solve(r.backend, r.threads, r.problem, r.options)};
@@ -335,7 +337,7 @@ void bind_solve(nb::module_& m) {
         return py_solution{std::move(s)};
       },
       "weights"_a, "target"_a = nb::none(), nb::kw_only(), "backend"_a = "auto", "algorithm"_a = "auto",
-      "threads"_a = nb::none(), "memory"_a = nb::none(), "count"_a = false, "time_limit"_a = nb::none(),
+      "threads"_a = nb::none(), "memory"_a = nb::none(), "count"_a.none() = false, "time_limit"_a = nb::none(),
       "seed"_a = 1);
 
   // What the host's free memory was measured from (each figure; the room is the smallest).

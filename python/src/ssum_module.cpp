@@ -31,7 +31,7 @@ NB_MODULE(_ssum, m) {
         nb::object target = p.target ? ssum::python::to_python(*p.target) : nb::none();
         return nb::make_tuple(weights, target);
       },
-      "cls"_a, "n"_a, "bits"_a = nb::none(), "seed"_a = 0);
+      "cls"_a, "n"_a, "bits"_a = nb::none(), "seed"_a = 1);  // ssum gen's default
   m.def("generator_classes", [] {
     nb::list names;
     for (const std::string& name : ssum::generator_classes()) names.append(name);

@@ -10,7 +10,7 @@ __version__: str
 
 _Backend = Literal["auto", "cpu", "cuda"]
 _Algorithm = Literal["auto", "two-list", "four-list", "dp", "completion"]
-_Weights = Union[Iterable[SupportsIndex], npt.NDArray[np.integer]]
+_Weights = Union[Iterable[SupportsIndex], npt.NDArray[np.integer], npt.NDArray[np.object_]]
 _Primitive = TypeVar(
     "_Primitive", np.int32, np.int64, np.uint32, np.uint64, np.float32, np.float64
 )
@@ -94,14 +94,15 @@ def solve(
     algorithm: _Algorithm = "auto",
     threads: Optional[int] = None,
     memory: Optional[int] = None,
-    count: bool = False,
+    count: Union[bool, np.bool_] = False,
     time_limit: Optional[float] = None,
     seed: int = 1,
 ) -> Solution:
     """Finds a subset of ``weights`` summing to ``target``, or proves that none exists.
 
-    weights: Python ints (any width up to 127 bits) or a 1-D integer numpy array (int8 to
-    int64, uint8 to uint64). Their absolute values must add up to less than 2^127.
+    weights: Python ints (any width up to 127 bits; bools and numpy bools count as 0 and 1),
+    a 1-D numpy object array of them, or a 1-D integer numpy array (int8 to int64, uint8 to
+    uint64, in the machine's byte order). Their absolute values must add up to less than 2^127.
     target: an int; None asks for a non-empty subset that sums to zero.
     backend: "auto" (the GPU only where it pays), "cpu" or "cuda".
     algorithm: "auto", "two-list", "four-list", "dp" or "completion" (see docs/cli.md).
@@ -112,16 +113,19 @@ def solve(
 
     The GIL is released while the solve runs; Ctrl-C stops it (KeyboardInterrupt).
     Raises ValueError (bad input, a weight of 128 bits or more, naming its index), TypeError
-    (a weight that is not an integer), InsufficientMemory, BackendUnavailable, OutOfReach,
-    CudaError.
+    (a weight that is not an integer, an array of another dtype), InsufficientMemory,
+    BackendUnavailable, OutOfReach, CudaError. An exception raised while the weights are read
+    (by a generator, or an __index__ method) propagates unchanged.
     """
 
 def generate(
-    cls: str, n: int, bits: Optional[int] = None, seed: int = 0
+    cls: str, n: int, bits: Optional[int] = None, seed: int = 1
 ) -> tuple[list[int], Optional[int]]:
     """An instance of a standard class (see :func:`generator_classes` and
     docs/instances.md): its weights and its target (None for zero-sum instances).
-    Deterministic for a given seed on every platform."""
+    Deterministic for a given seed on every platform; the same instance as ``ssum gen`` with
+    the same arguments (the same default seed, 1). n is at most 2^20, as for ``ssum gen``
+    (ValueError beyond)."""
 
 def generator_classes() -> list[str]:
     """The classes :func:`generate` takes."""
@@ -129,8 +133,11 @@ def generator_classes() -> list[str]:
 @overload
 def inclusive_scan(a: npt.NDArray[_Primitive], *, threads: Optional[int] = None) -> npt.NDArray[_Primitive]:
     """Running sums: out[i] = a[0] + ... + a[i], in a's dtype (integer overflow is not
-    checked). int32, int64, uint32, uint64, float32, float64; a new array. A CUDA device array
-    gives a new array on its device (see docs/python.md); threads is then ignored."""
+    checked). int32, int64, uint32, uint64, float32, float64 in the machine's byte order; a new
+    array. Another dtype (int8, bool, float16, ...) is a TypeError naming it, never converted:
+    cast first (numpy's cumsum would promote small integers to int64). A 1-D array only
+    (ValueError naming the shape). A CUDA device array gives a new array on its device (see
+    docs/python.md); threads is then ignored."""
 
 @overload
 def inclusive_scan(a: _DeviceArray, *, threads: Optional[int] = None) -> _DeviceArray: ...
@@ -153,7 +160,7 @@ def merge(
     a: npt.NDArray[_Primitive], b: npt.NDArray[_Primitive], *, threads: Optional[int] = None
 ) -> npt.NDArray[_Primitive]:
     """The stable merge of two ascending arrays of one dtype (a's elements first on ties);
-    ValueError when either is not sorted. Two CUDA device arrays (one dtype, one device) merge
+    ValueError when either is not sorted, TypeError for two dtypes (no promotion). Two CUDA device arrays (one dtype, one device) merge
     there; a device array with a host array is a TypeError."""
 
 @overload

@@ -1,6 +1,19 @@
 import itertools
+import os
 
 import pytest
+
+try:
+    from hypothesis import settings
+except ImportError:  # test_properties.py then skips itself
+    settings = None
+
+if settings is not None:
+    # "ci", the default: the same examples on every run, so that a failure is reproducible and
+    # a pass means the same thing everywhere. HYPOTHESIS_PROFILE=explore draws new ones each run.
+    settings.register_profile("ci", derandomize=True, database=None, deadline=None, print_blob=True)
+    settings.register_profile("explore", database=None, deadline=None, print_blob=True)
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def brute_force(weights, target):

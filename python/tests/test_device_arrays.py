@@ -114,10 +114,14 @@ def test_numpy_input_still_returns_numpy(name):
     assert np.array_equal(result, expected[name])
 
 
-def test_numpy_conversions_still_apply():
-    assert np.array_equal(ssum.sort(np.array([3, 1, 2], dtype=np.int8)), [1, 2, 3])
-    merged = ssum.merge(np.array([1, 4], dtype=np.uint8), np.array([2, 3], dtype=np.int16))
-    assert type(merged) is np.ndarray and np.array_equal(merged, [1, 2, 3, 4])
+def test_numpy_input_of_other_dtypes_is_refused_as_device_input_is():
+    # The host takes the device's six dtypes and converts none: an int8 array is not widened.
+    with pytest.raises(TypeError, match="int8"):
+        ssum.sort(np.array([3, 1, 2], dtype=np.int8))
+    with pytest.raises(TypeError, match="uint8"):
+        ssum.merge(np.array([1, 4], dtype=np.uint8), np.array([2, 3], dtype=np.int16))
+    merged = ssum.merge(np.array([1, 4], dtype=np.int32), np.array([2, 3], dtype=np.int32))
+    assert type(merged) is np.ndarray and merged.dtype == np.int32 and np.array_equal(merged, [1, 2, 3, 4])
 
 
 @pytest.mark.parametrize("name", UNARY + ["merge"])
