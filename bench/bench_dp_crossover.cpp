@@ -120,7 +120,7 @@ void register_all() {
   for (const std::size_t n : {100, 1000, 10000}) {
     register_pair({"psix_n" + std::to_string(n), ssum::generate("psix", n, std::nullopt, 1), {}});
   }
-  register_pair({"mod3_n1000_b22", ssum_test::long_no_instance(1000, 22, 1), {}});
+  register_pair({"none_n1000_b22", ssum_test::long_no_instance(1000, 22, 1), {}});
 }
 
 }  // namespace

@@ -39,17 +39,20 @@ struct instance {
   reduction r;
 };
 
-ssum::problem uniform_instance(std::size_t n, std::uint64_t hi, bool residue3) {
+// none: weights M r + 1 with M = 1009, a prime above n and above the residue test's moduli, so
+// that k items sum to k mod M, and a target of residue (M + n) / 2 mod M, which no k <= n is:
+// no subset, and no reduction sees it.
+ssum::problem uniform_instance(std::size_t n, std::uint64_t hi, bool none) {
+  constexpr std::uint64_t m = 1009;
   std::mt19937_64 rng(2026 + n);
   std::uniform_int_distribution<std::uint64_t> pick(1, hi);
   ssum::problem p;
   for (std::size_t i = 0; i < n; ++i) {
     const std::uint64_t w = pick(rng);
-    const std::uint64_t three = i == 0 ? 3 * (w / 3) + 1 : 3 * std::max<std::uint64_t>(1, w / 3);
-    p.weights.push_back(ssum::int128(residue3 ? three : w));
+    p.weights.push_back(ssum::int128(none ? m * std::max<std::uint64_t>(1, w / m) + 1 : w));
   }
   std::uint64_t t = std::uint64_t(n) * hi / 4;
-  if (residue3) t += (5 - t % 3) % 3;  // 2 mod 3: no subset reaches it
+  if (none) t = t - t % m + (m + n) / 2;
   p.target = ssum::int128(t);
   return p;
 }

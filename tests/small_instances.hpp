@@ -107,20 +107,41 @@ inline std::int64_t range_for(int trial) {
   }
 }
 
-// No subset, so the search runs to its end unless stopped: weights that are multiples of 3
-// but one that is 1 more, and a target 2 more than a multiple of 3 (every subset sum is 0 or
-// 1 mod 3). Their gcd is 1, so no reduction settles it. n items of about `bits` bits.
+/// The modulus of the no-instances below: the smallest prime above n and above 64 (the
+/// residue test's moduli stop at 64, so it sees nothing).
+inline std::int64_t no_instance_modulus(std::size_t n) {
+  std::int64_t m = std::max<std::int64_t>(std::int64_t(n), 64) + 1;
+  const auto prime = [](std::int64_t v) {
+    for (std::int64_t d = 2; d * d <= v; ++d)
+      if (v % d == 0) return false;
+    return true;
+  };
+  while (!prime(m)) ++m;
+  return m;
+}
+
+inline int bit_width_of(std::int64_t v) {
+  int b = 0;
+  while (v >> b) ++b;
+  return b;
+}
+
+// No subset, so the search runs to its end unless stopped: weights M r_j + 1 (M prime, above n
+// and 64), so that any k items sum to k mod M, and a target whose residue mod M is (M + n) / 2,
+// which no k <= n is. Their gcd is 1 and no reduction settles it. n items of about `bits` bits
+// (bits at least bit_width(M) + 2).
 inline ssum::problem long_no_instance(std::size_t n, int bits, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
+  const std::int64_t m = no_instance_modulus(n);
+  const int r_bits = bits - bit_width_of(m);
   ssum::problem p;
-  ssum::int128 total = 0;
+  ssum::int128 sum_r = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    const std::int64_t a = uniform(rng, std::int64_t{1} << (bits - 3), (std::int64_t{1} << (bits - 2)) - 1);
-    p.weights.push_back(3 * ssum::int128(a) + (i == 0 ? 1 : 0));
-    total += p.weights.back();
+    const std::int64_t r = uniform(rng, std::int64_t{1} << (r_bits - 1), (std::int64_t{1} << r_bits) - 1);
+    p.weights.push_back(ssum::int128(m) * r + 1);
+    sum_r += r;
   }
-  const ssum::int128 half = total / 2;
-  p.target = half - half % 3 + 2;
+  p.target = ssum::int128(m) * (sum_r / 2) + (m + ssum::int128(n)) / 2;
   return p;
 }
 
@@ -133,21 +154,20 @@ inline ssum::int128 magnitude_of_bits(std::mt19937_64& rng, int bits) {
   return ssum::int128(top | (random_uint128(rng) & (top - 1)));
 }
 
-/// A no-instance of n items of about `bits` bits (bits in [8, 124]; the total, about
-/// n x 2^bits, must stay below 2^127) that no reduction settles, as long_no_instance past 62
-/// bits: weights that are multiples of 3 but one that is 1 more, and a target 2 more than a
-/// multiple of 3.
+/// A no-instance of n items of about `bits` bits (bits in [8 + bit_width(M), 124]; the
+/// total, about n x 2^bits, must stay below 2^127) that no reduction settles, as
+/// long_no_instance past 62 bits: weights M a_j + 1 and a target of residue (M + n) / 2 mod M.
 inline ssum::problem wide_no_instance(std::size_t n, int bits, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
+  const std::int64_t m = no_instance_modulus(n);
   ssum::problem p;
-  ssum::int128 total = 0;
+  ssum::int128 sum_a = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    const ssum::int128 a = magnitude_of_bits(rng, bits - 2);  // in [2^(bits-3), 2^(bits-2))
-    p.weights.push_back(3 * a + (i == 0 ? 1 : 0));
-    total += p.weights.back();
+    const ssum::int128 a = magnitude_of_bits(rng, bits - bit_width_of(m));
+    p.weights.push_back(m * a + 1);
+    sum_a += a;
   }
-  const ssum::int128 half = total / 2;
-  p.target = half - half % 3 + 2;
+  p.target = m * (sum_a / 2) + (m + ssum::int128(n)) / 2;
   return p;
 }
 

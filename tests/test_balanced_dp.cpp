@@ -112,7 +112,7 @@ TEST(BalancedDp, EdgeTargetsAndShapes) {
   for (const std::int64_t t : {0, 1, 4, 5, 6}) expect_matches_brute_force(with_target({5}, t));
   EXPECT_EQ(balanced_answer(with_target({9, 9, 9, 2, 3}, 9)), std::optional<bool>(true));
   EXPECT_EQ(balanced_answer(with_target({4, 6, 8, 3, 10}, 20)), std::optional<bool>(true));
-  EXPECT_EQ(balanced_answer(with_target({6, 10, 14, 3, 9}, 11)), std::optional<bool>(false));
+  expect_matches_brute_force(with_target({6, 10, 14, 3, 9}, 11));  // none (the residue test may see it)
 }
 
 TEST(BalancedDp, AgreesWithTheBitsetOnManyItems) {
@@ -124,13 +124,14 @@ TEST(BalancedDp, AgreesWithTheBitsetOnManyItems) {
     ssum::problem p;
     for (std::size_t i = 0; i < n; ++i) p.weights.push_back(uniform(rng, trial % 5 == 0 ? r / 2 + 1 : 1, r));
     const int128 total = total_of(p);
-    // Near total / 2; and weights near multiples of 1000 whose small parts add up to less
-    // than 500, so that half of these targets fall between the reachable sums.
+    // Near total / 2; and weights near multiples of 1018 (2 x 509, a prime above the residue test's
+    // moduli) whose small parts add up to less than 509, so that half of these targets fall
+    // between the reachable sums.
     p.target = total / 2 + uniform(rng, -3, 3);
     if (trial % 5 == 4) {
       p.weights.resize(std::min<std::size_t>(n, 150));
-      for (auto& w : p.weights) w = 1000 * uniform(rng, 1, 9) + uniform(rng, 0, 3);
-      p.target = total_of(p) / 2 + 500;
+      for (auto& w : p.weights) w = 1018 * uniform(rng, 1, 9) + uniform(rng, 0, 3);
+      p.target = total_of(p) / 2 + 509;
     }
     SCOPED_TRACE(describe(p));
     const std::optional<bool> got = balanced_answer(p);
@@ -149,8 +150,8 @@ TEST(BalancedDp, InfeasibleRunsEveryItem) {
   for (int trial = 0; trial < 30; ++trial) {
     ssum::problem p;
     const std::size_t n = std::size_t(uniform(rng, 21, 60));
-    for (std::size_t i = 0; i < n; ++i) p.weights.push_back(1000 * uniform(rng, 1, 9) + uniform(rng, 0, 3));
-    p.target = total_of(p) / 2 + 500;
+    for (std::size_t i = 0; i < n; ++i) p.weights.push_back(1018 * uniform(rng, 1, 9) + uniform(rng, 0, 3));
+    p.target = total_of(p) / 2 + 509;
     SCOPED_TRACE(describe(p));
     const std::optional<bool> got = balanced_answer(p);
     ASSERT_TRUE(got.has_value());

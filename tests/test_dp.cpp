@@ -183,7 +183,7 @@ TEST(Dp, BeyondEveryAlgorithmTheRefusalSaysWhatEachNeeds) {
   }
   ssum::solve_options limited = dp_options();
   limited.memory_limit = 1024;
-  EXPECT_THROW(ssum::solve(ssum::cpu{1}, make_problem({1000, 2001, 3001, 4003, 5003, 6007}, 9000), limited), ssum::insufficient_memory);
+  EXPECT_THROW(ssum::solve(ssum::cpu{1}, make_problem({1000, 2001, 3001, 4003, 5003, 6007}, 9008), limited), ssum::insufficient_memory);
 }
 
 TEST(Dp, CancelsAndReportsProgress) {

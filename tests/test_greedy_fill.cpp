@@ -286,18 +286,21 @@ TEST(GreedyFill, InfeasibleInstancesComeBackEmpty) {
     const outcome o = run(ssum::generate("evenodd", n, std::nullopt, 3));
     EXPECT_TRUE(o.positions.empty());
   }
-  // Multiples of 3 and a single 1: every sum is 0 or 1 mod 3, a target 2 mod 3 is out of reach,
-  // but no reduction sees it (gcd 1) and the normal law expects countless solutions.
+  // Weights M w + 1 (M = 10007, a prime above the 10001 items and the residue test's moduli):
+  // any k items sum to k mod M, so a target of residue (M + n) / 2 is out of reach, but no
+  // reduction sees it (gcd 1) and the normal law expects countless solutions.
   for (const std::uint64_t seed : {1, 2}) {
     std::mt19937_64 rng(seed);
     std::uniform_int_distribution<std::int64_t> weight(1, 300000);
+    constexpr std::int64_t m = 10007;
     problem p;
-    int128 total = 1;
-    p.weights.push_back(1);
-    for (int i = 0; i < 10000; ++i) p.weights.push_back(3 * weight(rng)), total += p.weights.back();
-    int128 target = total / 4;
-    while (target % 3 != 2) ++target;
-    p.target = target;
+    int128 sum_w = 0;
+    for (int i = 0; i < 10001; ++i) {
+      const std::int64_t w = weight(rng);
+      p.weights.push_back(int128(m) * w + 1);
+      sum_w += w;
+    }
+    p.target = m * (sum_w / 4) + (m + 10001) / 2;
     greedy_fill_limits limits;
     limits.attempts = 6;
     const outcome o = run(p, limits);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "solver/completion/completion_search.hpp"
+#include "solver/completion/greedy_fill.hpp"
 #include "solver/frame.hpp"
 #include "solver/reductions.hpp"
 #include "ssum/problem.hpp"
@@ -50,6 +51,10 @@ struct choice {
   /// (completion/greedy_fill.hpp) tries first; the plan runs only when it finds nothing. What it
   /// answers reports the algorithm "greedy-fill".
   bool fill_first = false;
+  /// Under automatic, a heavy tail (completion/greedy_fill.hpp, heavy_split_of): split_fill
+  /// runs instead of any plan; when it finds nothing, choose(..., fill_tried = true) makes
+  /// the plan. What it answers reports the algorithm "heavy-split".
+  std::optional<heavy_split> split;
 
   solve_plan plan() const;
 };
@@ -61,8 +66,8 @@ device_probe cuda_probe();
 /// device would pay, see ssum::solve); threads: the host threads asked for (0: all; on CUDA
 /// they drive the host's share of the solve, see ssum::solve); device: the
 /// CUDA device of a cuda plan; host_tried: a host plan with device_after_seconds ran out, so
-/// the device's plan is made now; fill_tried: the greedy fill (choice::fill_first) found
-/// nothing, so the plan is made without it. Throws what the solve would throw before starting: bad
+/// the device's plan is made now; fill_tried: the greedy fill (choice::fill_first) or the
+/// heavy split (choice::split) found nothing, so the plan is made without them. Throws what the solve would throw before starting: bad
 /// arguments (std::invalid_argument, ssum::input_error), ssum::backend_unavailable.
 choice choose(const problem& p, const solve_options& options, backend which, unsigned threads, int device,
               const device_probe& probe = cuda_probe(), bool host_tried = false, bool fill_tried = false);

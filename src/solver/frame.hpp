@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <string>
 
+#include "ssum/detail/cpu_team.hpp"
 #include "ssum/errors.hpp"
 #include "ssum/int128.hpp"
 #include "ssum/memory.hpp"
@@ -89,9 +90,10 @@ struct host_share {
   double room = 0;       // the bytes a plan may take: free memory, no more than the limit
 };
 
-/// The one place a solve resolves its threads (0: every hardware thread) and measures the room.
+/// The one place a solve resolves its threads (0: every hardware thread; no more than
+/// capped_team allows, so every algorithm's team is what can run) and measures the room.
 inline host_share host_share_for(unsigned threads, const solve_options& options) {
-  return {resolved_threads(cpu{threads}), host_plan_room(options.memory_limit)};
+  return {capped_team(resolved_threads(cpu{threads})), host_plan_room(options.memory_limit)};
 }
 
 /// Throws ssum::insufficient_memory ("... needs N; M are available") when `bytes` exceed `room`.

@@ -12,6 +12,8 @@
 #include <utility>
 
 #include "solver/divisor_groups.hpp"
+#include "solver/few_values.hpp"
+#include "solver/residue_classes.hpp"
 
 namespace ssum::detail {
 namespace {
@@ -28,6 +30,15 @@ uint128 gcd_of(uint128 a, uint128 b) {
 }
 
 std::string text(uint128 v) { return to_string(int128(v)); }
+
+// The residues reached modulo 2..64 (residue_classes.hpp): a proof of infeasibility, exact for
+// the reduced instance as for the original (every step before it keeps the answer).
+void apply_residue_classes(reduction& r) {
+  if (const std::optional<residue_verdict> v = unreachable_residue(r)) {
+    r.outcome = reduction::verdict::infeasible;
+    r.applied.push_back(describe(*v, r.zero_sum));
+  }
+}
 
 // Keeps the nonzero items whose magnitude / g is at most r.bound (in r.weights, r.index and,
 // for zero-sum, r.negative); returns how many were heavier.
@@ -141,6 +152,7 @@ reduction reduce_zero_sum(const problem& p, reduction r, uint128 g) {
   r.bound = std::min(positive, negative);
   keep_light_items(p, g, r);  // removes exactly `removed` items
   if (removed) r.applied.push_back(what + "; the smaller side's sum is " + text(r.bound));
+  apply_residue_classes(r);
   return r;
 }
 
@@ -224,6 +236,19 @@ reduction reduce(const problem& p, const flipped_totals& totals, bool counting, 
     r.applied.push_back("no number of items reaches the target: for every k, the k lightest exceed it or the "
                         "k heaviest fall short");
     return r;
+  }
+  apply_residue_classes(r);
+  if (r.outcome != reduction::verdict::open) return r;
+  if (!counting) {
+    // Few distinct weights with many copies: a subset built directly (few_values.hpp);
+    // when none is built the plan runs as before.
+    if (const std::vector<std::size_t> positions = few_values_subset(r); !positions.empty()) {
+      r.answer = map_back(p, r, positions);
+      r.outcome = reduction::verdict::answered;
+      r.applied.push_back("few distinct weights with many copies: each weight's share of the target, the rest "
+                          "from the least sum of its class modulo the smallest weight");
+      return r;
+    }
   }
   if (divisor_groups) apply_divisor_groups(p, r, counting);
   return r;

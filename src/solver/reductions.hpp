@@ -13,6 +13,10 @@
 //   heavy items removed        a non-negative item above the target can never take part;
 //   the count test             infeasible when no k has the k lightest at most the target
 //                              and the k heaviest at least it;
+//   residue classes            infeasible when the target's residue mod some q in 2..64 is
+//                              not reached by any subset (residue_classes.hpp; zero-sum too);
+//   few distinct weights       (not counting) a subset built from each weight's share and the
+//                              least sum of a class mod the smallest weight (few_values.hpp);
 //   divisor groups             items that fall into at most three groups, each sharing a
 //                              divisor, settled without a table over the target
 //                              (divisor_groups.hpp): infeasible, or (not counting) a subset.

@@ -2,6 +2,7 @@
 // subset it is about to hand out, so that no caller ever sees an unchecked answer.
 #include "ssum/solve.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -18,6 +19,7 @@
 #include "solver/dp/bitset_dp.hpp"
 #include "solver/dp/bitset_dp_cuda.hpp"
 #include "solver/dp/count_dp.hpp"
+#include "solver/four_list/checkpoint.hpp"
 #include "solver/four_list/four_list_cpu.hpp"
 #include "solver/four_list/four_list_cuda.hpp"
 #include "solver/frame.hpp"
@@ -63,10 +65,26 @@ solution mapped_back(const problem& p, const detail::choice& c, const solve_opti
   return result;
 }
 
+// The greedy fill's limits: its core's lists take at most a quarter of the host's room.
+detail::greedy_fill_limits fill_limits(const detail::choice& c) {
+  detail::greedy_fill_limits limits;
+  while (limits.most_core > 24 && detail::greedy_fill_planned_bytes(c.reduced, limits) > c.host.room / 4) {
+    limits.most_core -= 2;
+  }
+  return limits;
+}
+
 // The bytes the plan reserves, as its driver will report them; 0 where only the driver knows
 // (the CUDA four-list sizes its batches to the device's room after building its lists).
+// The heavy split's room for the heavy items' own solve: what the light items' fill leaves of
+// the host's room, at most half of it.
+double split_heavy_room(const detail::choice& c) {
+  return std::min(c.host.room / 2, c.host.room - detail::greedy_fill_planned_bytes(c.reduced));
+}
+
 double planned_bytes_of(const problem& original, const detail::choice& c, const solve_options& options) {
   if (c.out_of_range || c.settled) return 0;
+  if (c.split) return detail::greedy_fill_planned_bytes(c.reduced) + split_heavy_room(c);
   const problem& p = c.reduced_instance ? c.instance : original;
   const detail::reduction& r = c.reduced;
   if (c.where == backend::cuda) {
@@ -162,26 +180,34 @@ solution checked(const problem& p, solution result, const detail::choice& c) {
   return result;
 }
 
-// The greedy fill ahead of a dynamic program (choice::fill_first): its subset, verified and
-// named "greedy-fill", or nothing, and the plan runs. Its core's lists take at most a quarter
-// of the host's room.
+// The greedy fill ahead of a dynamic program (choice::fill_first) or the heavy split
+// (choice::split): its subset, verified and named "greedy-fill" or "heavy-split", or nothing,
+// and the plan runs. The fill's core lists take at most a quarter of the host's room.
 std::optional<solution> filled(const problem& p, const detail::choice& c, const solve_options& options) {
-  if (!c.fill_first) return std::nullopt;
+  if (!c.fill_first && !c.split) return std::nullopt;
   const auto start = detail::clock_type::now();
-  detail::greedy_fill_limits limits;
-  while (limits.most_core > 24 && 3 * 16 * std::ldexp(1.0, int(limits.most_core / 2)) > c.host.room / 4) {
-    limits.most_core -= 2;
+  std::vector<std::size_t> positions;
+  std::uint64_t heavy_bytes = 0;
+  if (c.split) {
+    // Each heavy solve stops after 2 s: a rounded target that finds nothing by then passes
+    // to the next, and after the last the plan runs.
+    positions = detail::split_fill(c.reduced, *c.split, options, c.host.threads, split_heavy_room(c), 2.0,
+                                   &heavy_bytes);
+  } else {
+    positions = detail::greedy_fill(c.reduced, options, fill_limits(c));
   }
-  const std::vector<std::size_t> positions = detail::greedy_fill(c.reduced, options, limits);
   if (positions.empty()) return std::nullopt;
   solution found;
   found.feasible = true;
   found.subset = detail::map_back(p, c.reduced, positions);
   found.seconds.search = found.seconds.total = detail::seconds_since(start);
   found = checked(p, std::move(found), c);
-  found.plan.algorithm = found.algorithm = "greedy-fill";
+  found.plan.algorithm = found.algorithm = c.split ? "heavy-split" : "greedy-fill";
   found.plan.backend = found.backend = "cpu";
-  found.threads = 1;
+  found.threads = c.split ? c.host.threads : 1;
+  found.planned_bytes = std::uint64_t(
+      c.split ? detail::greedy_fill_planned_bytes(c.reduced) + double(heavy_bytes)
+              : detail::greedy_fill_planned_bytes(c.reduced, fill_limits(c)));
   return found;
 }
 
@@ -208,6 +234,11 @@ solution within_time_limit(const solve_options& options, Solve&& solve_with) {
   if (!(limit >= 0) || !std::isfinite(limit)) {
     throw std::invalid_argument("the time limit must be a finite number of seconds, 0 or more");
   }
+  if (!(options.checkpoint_seconds >= 0) || !std::isfinite(options.checkpoint_seconds)) {
+    throw std::invalid_argument("the checkpoint's interval must be a finite number of seconds, 0 or more");
+  }
+  // A path that cannot serve (a FIFO, a folder, no permission) is refused before the search.
+  if (!options.checkpoint.empty()) check_checkpoint_path(options.checkpoint);
   solution chosen;  // what was chosen, for an unknown answer too
   // A limit beyond what the clock can count to (int64 nanoseconds: 292 years) is no limit.
   const double longest = std::chrono::duration<double>(detail::clock_type::duration::max()).count() / 4;
@@ -232,32 +263,45 @@ solution within_time_limit(const solve_options& options, Solve&& solve_with) {
   return unknown;
 }
 
+// seconds.total is the whole solve: the decision and the reductions too, not only the driver.
+solution whole(detail::clock_type::time_point start, solution result) {
+  result.seconds.total = std::max(result.seconds.total, detail::seconds_since(start));
+  return result;
+}
+
 }  // namespace
 
 solution solve(const cpu& policy, const problem& p, const solve_options& options) {
-  return within_time_limit(options, [&](const solve_options& o, solution& chosen) {
-    const detail::choice c = detail::choose(p, o, backend::cpu, policy.threads, 0);
+  const auto start = detail::clock_type::now();
+  return whole(start, within_time_limit(options, [&](const solve_options& o, solution& chosen) {
+    detail::choice c = detail::choose(p, o, backend::cpu, policy.threads, 0);
     chosen = what_was_chosen(p, c, o);
     if (std::optional<solution> found = filled(p, c, o)) return *found;
+    if (c.split) {  // found nothing: the plan, made now
+      c = detail::choose(p, o, backend::cpu, policy.threads, 0, detail::cuda_probe(), false, true);
+      chosen = what_was_chosen(p, c, o);
+    }
     return checked(p, run_on_host(p, c, o), c);
-  });
+  }));
 }
 
 solution solve(const cuda& policy, const problem& p, const solve_options& options) {
-  return within_time_limit(options, [&](const solve_options& o, solution& chosen) {
+  const auto start = detail::clock_type::now();
+  return whole(start, within_time_limit(options, [&](const solve_options& o, solution& chosen) {
     const detail::choice c = detail::choose(p, o, backend::cuda, 0, policy.device);
     chosen = what_was_chosen(p, c, o);
     return checked(p, run_on_device(policy, p, c, o), c);
-  });
+  }));
 }
 
 solution solve(backend which, unsigned threads, const problem& p, const solve_options& options) {
-  return within_time_limit(options, [&](const solve_options& o, solution& chosen) {
+  const auto start = detail::clock_type::now();
+  return whole(start, within_time_limit(options, [&](const solve_options& o, solution& chosen) {
     detail::choice c = detail::choose(p, o, which, threads, 0);
     chosen = what_was_chosen(p, c, o);
-    if (c.fill_first) {
+    if (c.fill_first || c.split) {
       if (std::optional<solution> found = filled(p, c, o)) return *found;
-      if (which == backend::automatic) {  // the device may pay now
+      if (which == backend::automatic || c.split) {  // the device may pay now; the split's plan
         c = detail::choose(p, o, which, threads, 0, detail::cuda_probe(), false, true);
         chosen = what_was_chosen(p, c, o);
       }
@@ -276,7 +320,7 @@ solution solve(backend which, unsigned threads, const problem& p, const solve_op
     }
     if (c.where == backend::cuda) return checked(p, run_on_device(cuda{}, p, c, o), c);
     return checked(p, run_on_host(p, c, o), c);
-  });
+  }));
 }
 
 }  // namespace ssum

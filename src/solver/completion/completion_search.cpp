@@ -259,13 +259,15 @@ solution solve_completion(const host_share& host, const problem& p, const reduct
       solve_options o;
       o.algo = algorithm::dynamic_programming;
       o.cancel = options.cancel;
-      o.memory_limit = options.memory_limit;
+      // The table's share of the plan: never more than the room it was planned within.
+      o.memory_limit = std::uint64_t(plan.room > 0 ? room_within(plan.room, options) : double(options.memory_limit));
       const solution s = solve(cpu{threads}, q, o);
       report();
       if (s.feasible && answer(s.subset)) return result;
       continue;
     }
     join->assign(left, total / 2, {});
+    std::uint64_t overflowed = 0;  // classes beyond the plan's pairs, left unsearched
     // Rounds of one class per thread; the first class of the sequence that holds a solution
     // answers, whatever the thread count.
     for (std::uint64_t done = 0; done < budget;) {
@@ -284,10 +286,17 @@ solution solve_completion(const host_share& host, const problem& p, const reduct
       check_cancel(options);
       if (out_of_memory) throw std::bad_alloc();
       done += round;
+      for (unsigned j = 0; j < round; ++j) overflowed += scratch[j].overflowed ? 1 : 0;
       report();
       for (const auto& positions : found) {
         if (positions && answer(*positions)) return result;
       }
+    }
+    // Every class of the attempt held more pairs than planned: the numbers' residues are far
+    // from even, and growing past the plan is no option.
+    if (overflowed == budget) {
+      throw insufficient_memory::ran_out(plan_name("the completion search", r.weights.size()), plan.bytes,
+                                         plan.room);
     }
   }
 }

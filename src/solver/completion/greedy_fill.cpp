@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "solver/completion/completion_search.hpp"
+#include "ssum/errors.hpp"
 
 namespace ssum::detail {
 namespace {
@@ -211,6 +212,125 @@ std::vector<std::size_t> greedy_fill(const reduction& r, const solve_options& op
     }
     std::sort(chosen.begin(), chosen.end());
     if (verified(r, chosen)) return chosen;  // never a wrong subset, even on a slip here
+  }
+  return {};
+}
+
+double greedy_fill_planned_bytes(const reduction& r, const greedy_fill_limits& limits) {
+  uint128 total = 0;
+  for (const uint128 w : r.weights) total += w;
+  const double entry = total <= std::numeric_limits<std::uint64_t>::max() ? 16 : 32;
+  const std::size_t most = std::min(std::clamp<std::size_t>(limits.most_core, 2, 60), r.weights.size());
+  // Two half lists and the merge's spare, each at most 2^ceil(m/2) entries; per item its
+  // place in the pool and the order, its core flag and perhaps its place among the chosen.
+  return 3 * entry * std::ldexp(1.0, int((most + 1) / 2)) + 25 * double(r.weights.size());
+}
+
+namespace {
+
+// Light items enough that their sums near the middle are reached many ways over (the fill's
+// own threshold, with room to spare), and heavy ones few.
+constexpr std::size_t least_light = 1000;
+constexpr double least_light_bits = 20;
+
+reduction light_part(const reduction& r, const heavy_split& split, uint128 bound) {
+  reduction light;
+  light.bound = bound;
+  light.weights.reserve(split.light.size());
+  for (const std::size_t k : split.light) light.weights.push_back(r.weights[k]);
+  return light;
+}
+
+}  // namespace
+
+std::optional<heavy_split> heavy_split_of(const reduction& r) {
+  const std::size_t n = r.weights.size();
+  if (r.zero_sum || r.outcome != reduction::verdict::open || n < least_light) return std::nullopt;
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), std::size_t(0));
+  std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+    return r.weights[x] < r.weights[y] || (r.weights[x] == r.weights[y] && x < y);
+  });
+  uint128 lighter = 0;
+  std::size_t cut = n;
+  for (std::size_t k = 0; k < n; ++k) {
+    if (k >= least_light && r.weights[order[k]] > lighter) {
+      cut = k;
+      break;
+    }
+    lighter += r.weights[order[k]];
+  }
+  if (cut == n || 10 * (n - cut) > n) return std::nullopt;
+  heavy_split split;
+  split.light.assign(order.begin(), order.begin() + std::ptrdiff_t(cut));
+  split.heavy.assign(order.begin() + std::ptrdiff_t(cut), order.end());
+  split.light_total = lighter;
+  if (log2_expected_solutions(light_part(r, split, lighter / 2)) < least_light_bits) return std::nullopt;
+  return split;
+}
+
+std::vector<std::size_t> split_fill(const reduction& r, const heavy_split& split, const solve_options& options,
+                                    unsigned threads, double room, double seconds,
+                                    std::uint64_t* heavy_bytes) {
+  const uint128 goal = r.bound, light = split.light_total;
+  uint128 heavy_total = 0;
+  for (const std::size_t k : split.heavy) heavy_total += r.weights[k];
+  // The heavy subset should leave the light items about half their total. Its sum, once
+  // rounded, errs by a sum of |S| rounding errors of up to half a step each (a deviation of
+  // step sqrt(|S| / 12), |S| about h / 2): 1.5 deviations and a step stay within 0.45 of the
+  // light total, so the residual lands within the light items' range nine times in ten (a
+  // miss tries the next target). Each step less halves the heavy search's time or so.
+  const uint128 centre = goal > light / 2 ? std::min(goal - light / 2, heavy_total) : 0;
+  const double h = double(split.heavy.size());
+  const double slack = double(light) * 0.45;
+  int shift = 0;
+  while (std::ldexp(1.0, shift + 1) * (1.5 * std::sqrt(h / 24) + 1) <= slack) ++shift;
+  const auto rounded = [shift](uint128 v) { return shift == 0 ? v : (v + (uint128(1) << (shift - 1))) >> shift; };
+  problem heavy;
+  for (const std::size_t k : split.heavy) heavy.weights.push_back(int128(rounded(r.weights[k])));
+  const int128 aim = int128(rounded(centre));
+  // A few targets near the centre: one that misses (none found, or a residual off the light
+  // items' range) may be followed by one that does not.
+  const int128 offsets[] = {0, 1, -1, 2};
+  for (const int128 offset : offsets) {
+    check_cancel(options);
+    std::vector<std::size_t> chosen;
+    std::uint64_t bytes = 0;
+    if (centre == 0 && offset == 0) {
+      // The light items alone may reach the target: no heavy item at all.
+    } else {
+      heavy.target = aim + offset;
+      solve_options o;
+      o.cancel = options.cancel;
+      o.seed = options.seed + std::uint64_t(offset + 2);
+      o.time_limit = seconds;
+      o.memory_limit = std::uint64_t(std::max(1.0, room));
+      solution found;
+      try {
+        found = solve(cpu{threads}, heavy, o);
+      } catch (const insufficient_memory&) {
+        return {};  // the heavy part does not fit the room: the plan decides
+      } catch (const out_of_reach&) {
+        return {};
+      }
+      if (!found.feasible) continue;
+      bytes = found.planned_bytes;
+      for (const std::size_t i : found.subset) chosen.push_back(split.heavy[i]);
+    }
+    uint128 sum = 0;
+    for (const std::size_t k : chosen) sum += r.weights[k];
+    if (sum > goal || goal - sum > light) continue;
+    const uint128 residual = goal - sum;
+    if (residual > 0) {
+      const reduction part = light_part(r, split, residual);
+      const std::vector<std::size_t> filled = greedy_fill(part, options);
+      if (filled.empty()) continue;
+      for (const std::size_t k : filled) chosen.push_back(split.light[k]);
+    }
+    std::sort(chosen.begin(), chosen.end());
+    if (!verified(r, chosen)) continue;
+    if (heavy_bytes) *heavy_bytes = bytes;
+    return chosen;
   }
   return {};
 }

@@ -12,6 +12,7 @@
 // answer only means that none was found.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "solver/frame.hpp"
@@ -32,5 +33,32 @@ struct greedy_fill_limits {
 /// (sum exactly r.bound, distinct positions in range) before it is returned.
 std::vector<std::size_t> greedy_fill(const reduction& r, const solve_options& options,
                                      const greedy_fill_limits& limits = {});
+
+/// The bytes greedy_fill takes for `r` under `limits`: its core's two lists and merge space
+/// (16-byte entries, 32 where the total needs 128 bits) and the items' order.
+double greedy_fill_planned_bytes(const reduction& r, const greedy_fill_limits& limits = {});
+
+/// A heavy tail: many light items that together reach every sum near the middle of their
+/// range, and a few heavy ones, each heavier than all the light ones together (ascending by
+/// weight, positions in r.weights). Then no differencing brings the heavy ones near the light.
+struct heavy_split {
+  std::vector<std::size_t> light, heavy;
+  uint128 light_total = 0;
+};
+
+/// The split of `r` (open, with a target) where at least 1000 light items expect 2^20
+/// solutions around the middle of their sums and the heavy items are at most a tenth of all;
+/// empty otherwise. O(n log n).
+std::optional<heavy_split> heavy_split_of(const reduction& r);
+
+/// Positions in r.weights (ascending) summing to r.bound, or empty (it cannot prove none): a
+/// subset of the heavy items whose sum leaves the light items a residual near the middle of
+/// their range, found by ssum::solve on the heavy weights rounded to a scale that the light
+/// items' slack absorbs (a few targets tried), then the residual by greedy_fill on the light
+/// items. The heavy solve runs on `threads` within `room` bytes and `seconds` per try;
+/// `heavy_bytes` (if given) receives the planned bytes of the heavy solve that answered.
+std::vector<std::size_t> split_fill(const reduction& r, const heavy_split& split, const solve_options& options,
+                                    unsigned threads, double room, double seconds,
+                                    std::uint64_t* heavy_bytes = nullptr);
 
 }  // namespace ssum::detail

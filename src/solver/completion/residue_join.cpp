@@ -17,6 +17,12 @@ constexpr std::uint64_t golden = 0x9e3779b97f4a7c15ull;  // Fibonacci hashing
 // Pairs per partition of the join: its right side's table (8 KiB of slots) and both sides'
 // entries (64 KiB) stay within a core's L2 cache.
 constexpr std::size_t partition_pairs = 2048;
+// A partition beyond this many times its share (equal keys pile up where the numbers are
+// uneven) overflows: its hash slots stay within what planned_bytes counts.
+constexpr std::size_t partition_overflow = 16;
+// A side's pairs in one class as planned: 1.25 times their share, and at least this many (a
+// small class's count varies by more than a quarter).
+constexpr double least_class_pairs = 65536;
 
 std::size_t partition_of(std::uint64_t key, int bits) {
   return bits == 0 ? 0 : std::size_t((key * golden) >> (64 - bits));
@@ -34,6 +40,7 @@ residue_join::residue_join(std::size_t k, std::uint64_t modulus, unsigned thread
   const double pairs = std::ldexp(1.0, int(std::max(cut[0].count + cut[1].count, cut[2].count + cut[3].count))) /
                        double(modulus);
   while (std::ldexp(double(partition_pairs), partition_bits_) < pairs) ++partition_bits_;
+  most_pairs_ = std::size_t(std::max(pairs * 1.25, least_class_pairs));
 }
 
 void residue_join::assign(const std::vector<uint128>& weights, uint128 target, const std::vector<bool>& excluded) {
@@ -120,7 +127,11 @@ bool residue_join::pairs(const quarter_sums& x, const quarter_sums& y, std::uint
   if (!walk(x, y, want, [&](uint128 s, std::uint32_t, std::uint32_t) { ++at[partition_of(key_of(s), bits) + 1]; })) {
     return false;
   }
-  for (std::size_t p = 0; p < parts; ++p) at[p + 1] += at[p];
+  for (std::size_t p = 0; p < parts; ++p) {
+    if (at[p + 1] > partition_overflow * partition_pairs) return false;
+    at[p + 1] += at[p];
+  }
+  if (at[parts] > most_pairs_) return false;  // beyond the plan: never grown
   out.resize(at[parts]);
   // The cursors run ahead by one partition; shifted back afterwards.
   if (!walk(x, y, want, [&](uint128 s, std::uint32_t i, std::uint32_t j) {
@@ -138,8 +149,10 @@ std::optional<std::vector<std::size_t>> residue_join::search(std::uint64_t r, sc
   r %= m_;
   const std::uint64_t right_want = (static_cast<std::uint64_t>(t_ % m_) + m_ - r) % m_;
   const int bits = partition_bits_;
+  s.overflowed = false;
   if (!pairs(q_[0], q_[1], r, false, bits, s.left, s.left_at) ||
       !pairs(q_[2], q_[3], right_want, true, bits, s.right, s.right_at)) {
+    s.overflowed = !(cancel_ && cancel_->load(std::memory_order_relaxed));
     return std::nullopt;
   }
   const std::size_t parts = std::size_t{1} << bits;
@@ -189,9 +202,13 @@ double residue_join::planned_bytes(std::size_t k, std::uint64_t modulus, unsigne
   quarter cut[4];
   quarters_of(k, cut);
   double quarters = 0;  // sums and masks by residue, offsets; as much again to build them
-  for (const quarter& q : cut) quarters += double(std::uint64_t{1} << q.count) * (16 + 4) + double(modulus + 1) * 2;
-  const double pairs = double(std::uint64_t{1} << (cut[0].count + cut[1].count)) / double(modulus) * 1.25;
-  const double per_thread = 2 * pairs * sizeof(pair_entry) + 3 * pairs / partition_pairs * 4 + 65536;
+  for (const quarter& q : cut) quarters += double(std::uint64_t{1} << q.count) * (16 + 4) + double(modulus + 1) * 4;
+  const std::size_t side = std::max(cut[0].count + cut[1].count, cut[2].count + cut[3].count);
+  const double pairs = std::max(double(std::uint64_t{1} << side) / double(modulus) * 1.25, least_class_pairs);
+  // A class's pairs a side (search() refuses more), their partitions' cursors, and the hash
+  // slots of the largest partition it takes.
+  const double slots = 4.0 * partition_overflow * partition_pairs * 4;
+  const double per_thread = 2 * pairs * sizeof(pair_entry) + 3 * pairs / partition_pairs * 4 + slots + 65536;
   return 2 * quarters + double(threads) * per_thread;
 }
 

@@ -34,6 +34,7 @@ class residue_join {
   struct scratch {
     std::vector<pair_entry> left, right;
     std::vector<std::uint32_t> left_at, right_at, slots;
+    bool overflowed = false;  // the last class held more pairs than the plan: not searched
   };
 
   /// For K items (8 <= K <= 92) and a modulus in [2, 2^31); quarters built by `threads`
@@ -47,8 +48,9 @@ class residue_join {
 
   /// The first solution in class r (a + b = r mod M), as ascending positions in `weights`;
   /// empty when the class holds none or `cancel` rose (the caller checks it). The same
-  /// class always gives the same solution. Throws std::bad_alloc when its pairs outgrow
-  /// the memory.
+  /// class always gives the same solution. A class whose pairs (a side, or one partition)
+  /// exceed what planned_bytes counts is left unsearched and sets s.overflowed: the
+  /// numbers' residues are uneven there (many small numbers), and the plan is a promise.
   std::optional<std::vector<std::size_t>> search(std::uint64_t r, scratch& s) const;
 
   /// Bytes for K items and modulus M: the quarters and their building space, and per thread
@@ -78,6 +80,7 @@ class residue_join {
   std::uint64_t m_ = 2;
   unsigned threads_ = 1;
   int partition_bits_ = 0;
+  std::size_t most_pairs_ = 0;  // a side's pairs in one class, as planned_bytes counts them
   quarter_sums q_[4];
   std::uint32_t excluded_[4] = {0, 0, 0, 0};
   bool has_excluded_ = false;
