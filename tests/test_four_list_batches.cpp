@@ -564,4 +564,55 @@ TEST(FourListBatches, CheckpointsContinueOnEitherBackend) {
   }
 }
 
+// The batches keep the first subset with the units that hold it: a count resumed from a file
+// whose finished units hold every solution, or a decision from the file of a run killed before
+// it removed it, answers with the file's subset; a file that counts solutions without one
+// (version 1) is searched again.
+TEST(FourListBatches, AFileThatCountsSolutionsAnswersWithItsSubset) {
+  const ssum::problem p = ssum_test::many_solutions(36, 14, 13);
+  ssum::solve_options counting;
+  counting.count = true;
+  const ssum::solution whole = run(p, counting);
+  ASSERT_TRUE(whole.feasible && whole.count.has_value());
+  const fs::path file = scratch("subset.ckpt");
+  four_list_tuning small;
+  small.max_batch = 1 << 12;
+  ssum::solve_options o = counting;
+  o.checkpoint = file.string();
+  o.checkpoint_seconds = 0;
+  std::atomic<bool> cancel{false};
+  o.cancel = &cancel;
+  o.on_progress = [&](const ssum::progress& pr) {
+    if (pr.fraction >= 0.3) cancel = true;
+  };
+  EXPECT_THROW(run(p, o, small), ssum::interrupted);
+  const auto saved = ssum::detail::read_checkpoint(file.string());
+  ASSERT_TRUE(saved.has_value());
+  ASSERT_GT(saved->state.count, 0u);
+  ASSERT_TRUE(saved->state.subset.has_value()) << "the file counts solutions without one of them";
+  EXPECT_TRUE(ssum::is_certificate(p, *saved->state.subset));
+  ssum::uint128 all = 0;
+  for (const char c : whole.count->to_string()) all = all * 10 + ssum::uint128(c - '0');
+  o.cancel = nullptr;
+  o.on_progress = nullptr;
+  for (const bool counted : {true, false}) {
+    for (const bool with_subset : {true, false}) {
+      SCOPED_TRACE(std::string(counted ? "count" : "decision") + (with_subset ? ", with its subset" : ", none kept"));
+      ssum::detail::checkpoint_identity id = saved->id;
+      id.counting = counted;
+      ssum::detail::checkpoint_state state;
+      state.done.assign(id.units, true);
+      state.count = counted ? all : 1;
+      if (with_subset) state.subset = saved->state.subset;
+      ssum::detail::write_checkpoint(file.string(), id, state);
+      ssum::solve_options again = o;
+      again.count = counted;
+      const ssum::solution resumed = run(p, again, small);
+      expect_solution(p, resumed, true, "resumed");
+      if (counted) EXPECT_EQ(resumed.count->to_string(), whole.count->to_string());
+      EXPECT_FALSE(fs::exists(file));
+    }
+  }
+}
+
 }  // namespace

@@ -434,6 +434,9 @@ int run_solve(const solve_args& args) {
 
 int run_gen(const std::string& cls, std::size_t n, std::optional<int> bits, std::uint64_t seed) {
   const ssum::problem p = ssum::generate(cls, n, bits, seed);
+#if SSUM_HAVE_MPI
+  if (g_job && g_job->rank() != 0) return found;  // under mpirun the instance is printed once
+#endif
   std::string comment = "ssum gen " + cls + " -n " + std::to_string(n);
   if (bits) comment += " --bits " + std::to_string(*bits);
   comment += " --seed " + std::to_string(seed);

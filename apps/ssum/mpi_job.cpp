@@ -548,8 +548,9 @@ std::optional<job_answer> mpi_job::coordinate(backend which, unsigned threads, c
   out.rank_seconds = seconds;
   if (own.answer_) {
     out.answer = *own.answer_;
-  } else if (found) {
-    // Rank 0's own solve was stopped by another rank's subset: that rank's answer.
+  } else if (found && !options.count) {
+    // Rank 0's own solve was stopped by another rank's subset: that rank's answer. (A count
+    // has no answer until rank 0's own solve has gathered every unit's.)
     const nlohmann::json& j = found->second;
     out.answer.algorithm = j.at("algorithm").get<std::string>();
     out.answer.backend = j.at("backend").get<std::string>();

@@ -13,6 +13,8 @@ std::uint64_t available_host_memory();
 
 /// Each figure available_host_memory() takes the smallest of, measured afresh, as one line
 /// ("MemAvailable 12.0 GiB; cgroup v2 limit less use 3.1 GiB"): for saying why a plan was refused.
+/// No figure passes the machine's memory (sysinfo); one that did is named "(above the machine's
+/// memory: taken as that)", and a cgroup whose use is above its limit "(... not a figure)".
 std::string host_memory_report();
 
 /// Bytes a host solve may plan for: 95% of available_host_memory(), and no more than

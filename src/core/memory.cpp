@@ -121,8 +121,14 @@ std::vector<std::pair<std::string, std::uint64_t>> host_memory_figures() {
     auto usage = read_number(c.usage);
     // No limit: v2 says "max", v1 a number near 2^63.
     if (!limit || *limit >= (std::uint64_t(1) << 62) || !usage) continue;
+    // Use above the limit cannot happen where the kernel enforces the limit: a sandbox that
+    // counts device mappings in it reports such figures, which say nothing of the room.
+    if (*usage > *limit) {
+      figures.emplace_back(std::string(c.name) + " (its use is above its limit: not a figure)", UINT64_MAX);
+      continue;
+    }
     *usage -= std::min(*usage, cgroup_file_cache(c.stat, c.active_file, c.inactive_file));
-    bounded(c.name, *limit > *usage ? *limit - *usage : 0);
+    bounded(c.name, *limit - *usage);
   }
   // The process's own limits: every allocation counts against the address space (RLIMIT_AS)
   // and, since Linux 4.7, private writable mappings against RLIMIT_DATA.
@@ -139,11 +145,11 @@ std::vector<std::pair<std::string, std::uint64_t>> host_memory_figures() {
 }
 
 std::uint64_t measure_available_host_memory() {
-  const std::vector<std::pair<std::string, std::uint64_t>> figures = host_memory_figures();
-  if (figures.empty()) return 0;  // nothing could be read: no room to promise
+  // UINT64_MAX marks a figure that was read but says nothing; with no figure at all there is
+  // no room to promise.
   std::uint64_t best = UINT64_MAX;
-  for (const auto& figure : figures) best = std::min(best, figure.second);
-  return best;
+  for (const auto& figure : host_memory_figures()) best = std::min(best, figure.second);
+  return best == UINT64_MAX ? 0 : best;
 }
 
 }  // namespace
@@ -164,8 +170,8 @@ std::uint64_t available_host_memory() {
 std::string host_memory_report() {
   std::string text;
   for (const auto& [name, bytes] : host_memory_figures()) {
-    char figure[32];
-    std::snprintf(figure, sizeof figure, " %.1f GiB", double(bytes) / double(1ull << 30));
+    char figure[32] = "";
+    if (bytes != UINT64_MAX) std::snprintf(figure, sizeof figure, " %.1f GiB", double(bytes) / double(1ull << 30));
     text += (text.empty() ? "" : "; ") + name + figure;
   }
   return text;
