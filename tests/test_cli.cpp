@@ -118,10 +118,11 @@ TEST(Cli, BadInputIsOneClearLineAndExitTwo) {
       {"", "empty"},
       {"# only a comment\n", "empty"},
       {"{\"weights\": [1, 2,}", "line 1"},
-      {"{\"weights\": [1.5]}", ""},
+      {"{\"weights\": [1.5e2]}", ""},  // decimal amounts are read; exponent forms are not
       {"target: 3\ntarget: 4\n1 2\n", "line 2"},
       {"target:\n1 2\n", "line 1"},
-      {"1 2.5 3\n", "line 1"},
+      {"1 2.5e1 3\n", "line 1"},
+      {"1,000.00 5\n", "line 1"},  // a thousands separator, or a comma beside a decimal amount
   };
   for (const bad& b : cases) {
     const auto r = run("solve -", b.input);
@@ -160,7 +161,7 @@ TEST(Cli, WideWeightsAreSolvedExactly) {
 
 TEST(Cli, BadUsageExitsTwo) {
   for (const char* args : {"", "frobnicate", "solve --threads 0 -", "solve --backend gpu -", "solve --algorithm magic -",
-                           "solve --target 1.5 -", "solve /nonexistent/file.txt", "gen nosuchclass -n 5", "gen random",
+                           "solve --target 1e3 -", "solve /nonexistent/file.txt", "gen nosuchclass -n 5", "gen random",
                            "gen random -n 10 --bits 127", "gen random -n 10 --bits 125", "gen todd -n 200"}) {
     const auto r = run(args, "1 2 3\n");
     EXPECT_EQ(r.code, 2) << args << "\nstderr: " << r.err;

@@ -25,7 +25,9 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "listing.hpp"
 #include "progress.hpp"
 #include "ssum/ssum.hpp"
 #if SSUM_HAVE_MPI
@@ -207,7 +209,10 @@ struct solve_args {
   std::optional<std::string> seed;        // the completion search's, as given
   std::optional<std::string> checkpoint;  // the four-list's progress file, as given
   std::optional<std::string> checkpoint_every;  // seconds between its writes, as given
+  std::optional<std::string> column;            // CSV: the amounts' column, a header name or a number
+  ssum::cli::listing_flags list;  // listing and its constraints (listing.hpp), as given
 };
+
 
 // "--time-limit 2.5": seconds, a finite number above 0. Empty when the text is anything else.
 std::optional<double> parse_seconds(const std::string& text) {
@@ -247,11 +252,14 @@ std::optional<std::uint64_t> parse_bytes(const std::string& text) {
 int run_solve(const solve_args& args) {
   const auto wall_start = std::chrono::steady_clock::now();
   // The arguments first: a bad one is reported before a large input is read.
-  std::optional<ssum::int128> target;
+  // --target is an amount like the input's (decimals allowed), read and scaled with them; its
+  // form is checked before a large input is read.
   if (args.target) {
-    target = ssum::parse_int128(*args.target);
-    if (!target) return fail(bad_input, "--target: '" + *args.target + "' is not an integer in the 128-bit range");
+    const std::size_t point = args.target->find('.');
+    const std::size_t own = point == std::string::npos ? 0 : args.target->size() - point - 1;
+    ssum::parse_amount_at(*args.target, unsigned(std::min<std::size_t>(own, ssum::max_decimals)), "--target");
   }
+  const ssum::read_options reading{args.target, args.column};
   std::uint64_t memory_limit = 0;
   if (args.memory) {
     const auto limit = parse_bytes(*args.memory);
@@ -269,6 +277,15 @@ int run_solve(const solve_args& args) {
   double checkpoint_every = ssum::solve_options{}.checkpoint_seconds;
   if (args.checkpoint_every && !args.checkpoint) return fail(bad_input, "--checkpoint-every needs --checkpoint FILE");
   if (args.checkpoint && args.checkpoint->empty()) return fail(bad_input, "--checkpoint: the path is empty");
+  ssum::cli::listing_request listing;
+  if (args.list.any()) {
+    // Throws input_error naming the flag.
+    listing = ssum::cli::listing_of(args.list, args.count, args.target.has_value(), args.checkpoint.has_value(),
+                                    args.algorithm);
+#if SSUM_HAVE_MPI
+    if (g_job) return fail(bad_input, "a listing runs in one process: not under mpirun");
+#endif
+  }
   if (args.checkpoint_every) {
     const auto seconds = parse_seconds(*args.checkpoint_every);
     if (!seconds) {
@@ -287,7 +304,7 @@ int run_solve(const solve_args& args) {
   // checkpoint path that cannot serve is refused before a large input is read.
   const auto read_input = [&] {
     if (args.checkpoint) ssum::check_checkpoint_path(*args.checkpoint);
-    return ssum::read_problem(args.input, target);
+    return ssum::read_problem(args.input, reading);
   };
 #if SSUM_HAVE_MPI
   // Under mpirun rank 0 reads the instance and sends it to the other ranks.
@@ -309,6 +326,22 @@ int run_solve(const solve_args& args) {
 #else
   const ssum::problem p = read_input();
 #endif
+  if (args.list.any()) {
+    const ssum::problem q = ssum::cli::windowed(p, args.list, listing);
+    listing.json = args.json;
+    listing.which = args.backend == "cpu" ? ssum::backend::cpu : args.backend == "cuda" ? ssum::backend::cuda
+                                                                                       : ssum::backend::automatic;
+    listing.threads = args.threads;
+    listing.options.time_limit = time_limit;
+    listing.options.memory_limit = memory_limit;
+    std::signal(SIGINT, on_sigint);
+    std::signal(SIGTERM, on_sigint);
+    const solving_scope guard;
+    const int code = ssum::cli::run_listing(listing, q, g_interrupt, wall_start);
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    return code;
+  }
   const ssum::backend which = args.backend == "cpu"    ? ssum::backend::cpu
                               : args.backend == "cuda" ? ssum::backend::cuda
                                                        : ssum::backend::automatic;
@@ -362,7 +395,7 @@ int run_solve(const solve_args& args) {
     return fail(internal, "internal error: the subset found does not verify; no answer is printed");
   }
   const bool unknown_answer = s.status == ssum::status::unknown;
-  const std::string target_text = p.target ? ssum::to_string(*p.target) : "0";
+  const std::string target_text = p.target ? ssum::format_amount(*p.target, p.decimals) : "0";
   std::ostringstream answer;
   if (args.json) {
     nlohmann::json out;
@@ -370,7 +403,8 @@ int run_solve(const solve_args& args) {
     out["status"] = unknown_answer ? "unknown" : s.feasible ? "feasible" : "infeasible";
     out["feasible"] = unknown_answer ? nlohmann::json(nullptr) : nlohmann::json(s.feasible);
     if (s.feasible) out["subset"] = s.subset;
-    out["target"] = target_json(p.target);
+    out["target"] = p.decimals && p.target ? nlohmann::json(ssum::format_amount(*p.target, p.decimals)) : target_json(p.target);
+    if (p.decimals) out["decimals"] = p.decimals;  // the amounts' scale: weights and target x 10^decimals
     out["zero_sum"] = p.zero_sum();
     out["n"] = p.weights.size();
     out["algorithm"] = s.algorithm;
@@ -408,7 +442,7 @@ int run_solve(const solve_args& args) {
       answer << "subset (0-based indices):";
       for (std::size_t i : s.subset) answer << ' ' << i;
       answer << "\nweights:";
-      for (std::size_t i : s.subset) answer << ' ' << ssum::to_string(p.weights[i]);
+      for (std::size_t i : s.subset) answer << ' ' << ssum::format_amount(p.weights[i], p.decimals);
       answer << '\n';
     } else {
       answer << "infeasible: no subset of the " << p.weights.size() << " items sums to " << goal << '\n';
@@ -519,6 +553,19 @@ static int run_main(int argc, char** argv) {
       ->type_name("FILE");
   solve->add_option("--checkpoint-every", sa.checkpoint_every, "Seconds between the checkpoint's writes (default 5)");
   solve->add_flag("--count", sa.count, "Also count every subset that sums to the target (index sets: equal weights give distinct subsets)");
+  solve->add_option("--column", sa.column, "Read FILE as CSV: the amounts are this column (a header name or a 1-based number)")
+      ->type_name("NAME|N");
+  solve->add_flag("--all", sa.list.all, "List every subset that sums to the target, one a line as found (JSON Lines with --json)");
+  solve->add_option("--limit", sa.list.limit, "List the first K subsets")->type_name("K");
+  solve->add_flag("--unique", sa.list.unique, "Say whether no subset, exactly one or several sum to the target (stops at the second)");
+  solve->add_option("--items", sa.list.items, "Only subsets of exactly K items")->type_name("K");
+  solve->add_option("--min-items", sa.list.min_items, "Only subsets of at least A items")->type_name("A");
+  solve->add_option("--max-items", sa.list.max_items, "Only subsets of at most B items")->type_name("B");
+  solve->add_option("--target-range", sa.list.target_range, "Every subset whose sum lies in [LO, HI] (replaces the target)")
+      ->expected(2)
+      ->allow_extra_args(false)  // exactly two: a FILE after them stays the positional
+      ->type_name("LO HI");
+  solve->add_option("--tolerance", sa.list.tolerance, "Every subset whose sum lies within D of the target")->type_name("D");
 
   std::string cls;
   std::size_t n = 0;

@@ -16,9 +16,12 @@ namespace ssum {
 /// summing to zero (zero-sum); with one, the empty subset is a valid answer for target 0.
 /// Weights are 128-bit, but their magnitudes must add up to less than 2^127 (see
 /// check_weight_total); the target may be any int128.
+/// Read from decimal amounts, weights and target are those amounts times 10^decimals (one
+/// scale for the whole instance: the most decimals any number had); 0 for integer input.
 struct problem {
   std::vector<int128> weights;
   std::optional<int128> target;
+  unsigned decimals = 0;
 
   bool zero_sum() const noexcept { return !target.has_value(); }
 };
@@ -59,7 +62,44 @@ problem read_problem(const std::string& path);
 /// instance rather than an error.
 problem read_problem(const std::string& path, const std::optional<int128>& target);
 
+/// How to read an instance of decimal amounts (the overloads below). The overloads above read
+/// integers only, for callers that do not look at problem::decimals.
+struct read_options {
+  /// A target given elsewhere (the command line), decimals allowed: it replaces the input's
+  /// and is scaled with the instance; input with neither weights nor target is then empty.
+  std::optional<std::string> target;
+  /// CSV input: the amounts are this column, a header name or a 1-based number.
+  std::optional<std::string> column;
+};
+
+/// The most decimals an amount may have.
+inline constexpr unsigned max_decimals = 18;
+
+/// parse_problem with decimal amounts ([+-]digits[.digits], up to max_decimals decimals) in
+/// the text and JSON formats (JSON numbers are read from their text, and decimal strings
+/// are amounts too), or CSV when options.column is set. The instance's scale is the most
+/// decimals of any number; a scaled weight or target beyond 127 bits is refused. In the
+/// text format commas separate weights only when no number has a decimal point. Errors
+/// about an amount name its line and its column (in JSON, its weights[] index and column).
+problem parse_problem(std::string_view text, const read_options& options);
+
+/// read_problem with decimal amounts and CSV, as parse_problem(text, options). A bad
+/// options.target is reported (line 0, without the path) before the input is read.
+problem read_problem(const std::string& path, const read_options& options);
+
+/// The exact decimal text of value / 10^decimals: (123456, 2) -> "1234.56", (-5, 2) ->
+/// "-0.05", (0, 2) -> "0.00"; decimals 0 is the integer's text.
+std::string format_amount(int128 value, unsigned decimals);
+
+/// `text` (an amount as read_options takes it, e.g. "0.05") at a scale of `decimals`: value x
+/// 10^decimals exactly. Throws ssum::input_error naming `what` and the text when it is not an
+/// amount, has more decimals than `decimals`, or passes 127 bits once scaled.
+int128 parse_amount_at(std::string_view text, unsigned decimals, const std::string& what);
+
 /// The text format, with `comment` (may be empty, may hold several lines) as `#` lines first.
+/// A decimal instance is written as decimal amounts, all with p.decimals decimals, which
+/// parse_problem(text, read_options{}) reads back to the same instance (the empty zero-sum
+/// instance has no number to carry its scale).
 std::string format_problem(const problem& p, std::string_view comment = {});
 
 /// True when `subset` (0-based indices) is strictly ascending, in range, sums exactly to the

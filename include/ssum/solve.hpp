@@ -1,6 +1,7 @@
 #pragma once
 // The exact subset-sum solver.
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -161,5 +162,46 @@ solution solve(const cuda& policy, const problem& p, const solve_options& option
 /// std::invalid_argument for any other value. solution::plan says what was chosen and why.
 /// Throws ssum::backend_unavailable when the named backend cannot run.
 solution solve(backend which, unsigned threads, const problem& p, const solve_options& options = {});
+
+/// Enumeration: which subsets list_subsets hands out.
+struct listing_options {
+  /// The window's top: every subset whose sum lies in [p.target, high] (high below the target:
+  /// an empty window). nullopt: the target alone. Zero-sum instances (no target) list the
+  /// non-empty subsets that sum to 0 and take no `high`.
+  std::optional<int128> high;
+  /// Cardinality bounds: subsets of min_items to max_items items.
+  std::size_t min_items = 0, max_items = SIZE_MAX;
+  /// Stop after this many (0: every one).
+  std::uint64_t limit = 0;
+  /// As solve_options': cancel throws ssum::interrupted (after the subsets handed out so far),
+  /// time_limit ends the listing incomplete, memory_limit bounds the plan.
+  const std::atomic<bool>* cancel = nullptr;
+  double time_limit = 0;
+  std::uint64_t memory_limit = 0;
+};
+
+/// What a listing handed out.
+struct listing {
+  std::uint64_t listed = 0;  // subsets handed out
+  bool complete = false;     // they are every subset in the window and the size bounds
+  bool timed_out = false;    // listing_options::time_limit ended it
+  std::string algorithm, backend;
+  unsigned threads = 0;
+  double seconds = 0;
+  std::uint64_t planned_bytes = 0;  // bounded by the plan, never by the number of subsets
+  solve_plan plan;
+};
+
+/// Hands every subset of p whose sum lies in the window (and whose size lies in the bounds) to
+/// on_subset, one at a time as it is found, each verified first, as ascending 0-based indices
+/// of p; on_subset returning false stops the listing (complete stays false unless none was
+/// left). Every subset is handed out once: equal weights give distinct subsets. Runs the
+/// meet-in-the-middle listing on the host over the instance as given (no reduction drops a
+/// subset): its two half lists of 2^(n/2) sums are the memory it plans. Throws
+/// ssum::insufficient_memory when they do not fit, ssum::backend_unavailable for
+/// backend::cuda (the listing runs on the host), std::invalid_argument for a zero-sum
+/// instance with `high` or min_items > max_items, ssum::interrupted on cancel.
+listing list_subsets(backend which, unsigned threads, const problem& p, const listing_options& options,
+                     const std::function<bool(const std::vector<std::size_t>&)>& on_subset);
 
 }  // namespace ssum

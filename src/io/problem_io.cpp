@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "io/amounts.hpp"
 #include "ssum/errors.hpp"
 #include "ssum/problem.hpp"
 
@@ -37,12 +38,17 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// A token for a message, cut short so that one garbage megabyte does not become the message.
-std::string in_quotes(std::string_view token) {
-  constexpr std::size_t max_shown = 40;
-  if (token.size() > max_shown) return "'" + printable(token.substr(0, max_shown)) + "...'";
-  return "'" + printable(token) + "'";
-}
+using io::amount;
+using io::amount_fault;
+using io::in_quotes;  // cut short, so that one garbage megabyte does not become the message
+using io::instance_builder;
+
+// How numbers are read: integers only (the original entry points, whose callers do not look
+// at problem::decimals) or decimal amounts (the read_options ones).
+struct reading {
+  bool decimals = false;
+  bool target_given = false;  // the caller supplies the target: the input's is checked, not kept
+};
 
 std::size_t line_of(std::string_view text, std::size_t index) {
   return 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + index, '\n'));
@@ -78,11 +84,26 @@ token_kind classify(std::string_view token) {
   return dots == 1 ? token_kind::decimal_fraction : token_kind::integer;
 }
 
-// `where` names the place for JSON (" (weights[3])"); the text format has the line for that.
-int128 parse_weight(std::string_view token, std::size_t line, const std::string& where) {
+// "1 2 target: 5" or "Target: 5": say where a target belongs instead of just "not an integer".
+std::string target_hint(std::string_view token) {
+  std::string lower(token.substr(0, 6));
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(c | 0x20); });
+  return lower == "target" ? " (a target goes on a line of its own: 'target: T')" : "";
+}
+
+// `where` names the place: " (weights[3])" in JSON, " (column 7)" for amounts in text.
+amount parse_weight(std::string_view token, std::size_t line, const std::string& where, bool decimals) {
+  if (decimals) {
+    amount a;
+    const amount_fault fault = io::parse_amount(token, a);
+    if (fault == amount_fault::none) return a;
+    throw input_error("weight " + in_quotes(token) + where + io::fault_text(fault) +
+                          (fault == amount_fault::not_a_number ? target_hint(token) : ""),
+                      line);
+  }
   switch (classify(token)) {
     case token_kind::integer:
-      if (const auto value = parse_int128(token)) return *value;
+      if (const auto value = parse_int128(token)) return {*value, 0};
       throw input_error("weight " + in_quotes(token) + where + " is out of 128-bit range", line);
     case token_kind::decimal_fraction:
       throw input_error("weight " + in_quotes(token) + where +
@@ -90,37 +111,17 @@ int128 parse_weight(std::string_view token, std::size_t line, const std::string&
     case token_kind::other:
       break;
   }
-  std::string message = "weight " + in_quotes(token) + where + " is not an integer";
-  // "1 2 target: 5" or "Target: 5": say where a target belongs instead of just "not an integer".
-  std::string lower(token.substr(0, 6));
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return char(c | 0x20); });
-  if (lower == "target") message += " (a target goes on a line of its own: 'target: T')";
-  throw input_error(message, line);
+  throw input_error("weight " + in_quotes(token) + where + " is not an integer" + target_hint(token), line);
 }
 
-// Appends a weight, keeping the running sum of |w| below 2^127 (check_weight_total's rule),
-// so that the weight that crosses the limit is the one named, with its line.
-void add_weight(problem& p, uint128& total, int128 w, std::size_t line, const std::string& where) {
-  const uint128 m = magnitude(w);  // -2^127 too
-  if (m > max_weight_total) {
-    throw input_error("weight " + in_quotes(to_string(w)) + where + " is out of range: |weight| must stay below 2^127",
-                      line);
+amount parse_target(std::string_view token, std::size_t line, const std::string& where, bool decimals) {
+  if (decimals) {
+    amount a;
+    const amount_fault fault = io::parse_amount(token, a);
+    if (fault == amount_fault::none) return a;
+    throw input_error("target " + in_quotes(token) + where + io::fault_text(fault), line);
   }
-  if (m > max_weight_total - total) {
-    throw input_error("weight " + in_quotes(to_string(w)) + where + " takes the sum of |weight| to 2^127 or more; " +
-                          "ssum takes totals up to 2^127 - 1",
-                      line);
-  }
-  if (p.weights.size() == max_items) {
-    throw input_error("more than " + std::to_string(max_items) + " weights (ssum::max_items)", line);
-  }
-  total += m;
-  p.weights.push_back(w);
-}
-
-int128 parse_target(std::string_view token, std::size_t line) {
-  if (const auto value = parse_int128(token)) return *value;
+  if (const auto value = parse_int128(token)) return {*value, 0};
   switch (classify(token)) {
     case token_kind::integer:
       throw input_error("target " + in_quotes(token) + " is out of 128-bit range", line);
@@ -145,22 +146,28 @@ std::optional<std::string_view> target_content(std::string_view content) {
   return rest.substr(1);
 }
 
-// `target_given`: the caller supplies the target, so no weights and no target is the empty
+// `r.target_given`: the caller supplies the target, so no weights and no target is the empty
 // instance; likewise in json_reader.
-problem parse_text(std::string_view text, bool target_given) {
-  problem p;
-  uint128 total = 0;  // sum of |w| so far
+problem parse_text(std::string_view text, const reading& r) {
+  instance_builder b;
   std::size_t target_line = 0;
   // Commas separate numbers across the whole weight list, so "1,\n2" is one list; a comma
   // must have a number before it and one after it, possibly on a later line.
   enum class last_item { none, number, comma } last = last_item::none;
   std::size_t last_comma_line = 0;
+  io::comma_rule commas;
+  // Amounts' messages name the column, counted in bytes from the line's start.
+  std::string_view raw;
+  const auto where = [&](std::string_view token) {
+    return r.decimals ? " (column " + std::to_string(token.data() - raw.data() + 1) + ")" : std::string();
+  };
 
   std::size_t line_no = 0;
   for (std::size_t start = 0; start < text.size();) {
     std::size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
     std::string_view line = text.substr(start, end - start);
+    raw = line;
     start = end + 1;
     ++line_no;
 
@@ -183,12 +190,18 @@ problem parse_text(std::string_view text, bool target_given) {
         ++token_end;
       }
       if (token_end == 0) throw input_error("target line without a number", line_no);
+      const std::string_view token = value.substr(0, token_end);
       const std::string_view extra = trim(value.substr(token_end));
       if (!extra.empty()) {
+        // "target: 1,000.00" says more as one token than as "1" with extra content.
+        if (r.decimals && extra.front() == ',') parse_target(value, line_no, where(value), true);
         throw input_error("target line with extra content " + in_quotes(extra), line_no);
       }
       // "target: none" says zero-sum outright, so that no weights at all is still an instance.
-      if (value.substr(0, token_end) != "none") p.target = parse_target(value.substr(0, token_end), line_no);
+      if (token == "none") continue;
+      const amount t = parse_target(token, line_no, where(token), r.decimals);
+      if (r.decimals && token.find('.') != std::string_view::npos) commas.point(token, line_no, where(token));
+      if (!r.target_given) b.set_target(t, token, line_no, where(token));
       continue;
     }
 
@@ -199,23 +212,31 @@ problem parse_text(std::string_view text, bool target_given) {
       } else if (c == ',') {
         if (last == last_item::comma) throw input_error("empty field between commas", line_no);
         if (last == last_item::none) throw input_error("comma before the first weight", line_no);
+        if (r.decimals) commas.comma(line_no, std::size_t(line.data() + i - raw.data() + 1));
         last = last_item::comma;
         last_comma_line = line_no;
         ++i;
       } else {
         std::size_t j = i;
         while (j < line.size() && !is_blank(line[j]) && line[j] != ',') ++j;
-        add_weight(p, total, parse_weight(line.substr(i, j - i), line_no, ""), line_no, "");
+        const std::string_view token = line.substr(i, j - i);
+        const amount a = parse_weight(token, line_no, where(token), r.decimals);
+        if (!r.decimals) {
+          b.add(a.value, line_no, "");
+        } else {
+          if (token.find('.') != std::string_view::npos) commas.point(token, line_no, where(token));
+          b.add_amount(a, token, line_no, where(token));
+        }
         last = last_item::number;
         i = j;
       }
     }
   }
   if (last == last_item::comma) throw input_error("comma after the last weight", last_comma_line);
-  if (p.weights.empty() && target_line == 0 && !target_given) {
+  if (b.p.weights.empty() && target_line == 0 && !r.target_given) {
     throw input_error("empty input: no weights and no target", 0);
   }
-  return p;
+  return std::move(b.p);
 }
 
 // ---- the JSON format --------------------------------------------------------------------
@@ -253,7 +274,7 @@ struct tracking_iterator {
 // "1e5" and a 30-digit integer are told apart, and a bare big target is read exactly.
 class json_reader final : public nlohmann::json_sax<nlohmann::json> {
  public:
-  explicit json_reader(std::string_view text) : text_(text) {}
+  json_reader(std::string_view text, const reading& r) : text_(text), reading_(r) {}
 
   problem read() {
     const tracking_iterator first{text_.data(), &last_read_};
@@ -264,43 +285,27 @@ class json_reader final : public nlohmann::json_sax<nlohmann::json> {
     // An object with a 'weights' key is an instance even when the list is empty (zero-sum
     // without a target: infeasible).
     if (!seen_weights_) throw input_error("JSON object has no 'weights' key", 0);
-    return std::move(p_);
+    return std::move(b_.p);
   }
 
   bool null() override { return value("'null'", [&] { /* null target: zero-sum */ }); }
   bool boolean(bool val) override { return value(val ? "'true'" : "'false'", nullptr); }
 
   bool number_integer(number_integer_t val) override {
-    return number([&] { return std::to_string(val); }, [&] {
-      if (state_ == state::weights) {
-        add_weight(val);
-      } else {
-        p_.target = val;
-      }
-    });
+    return number([&] { return std::to_string(val); }, [&] { store(int128(val), false); });
   }
 
   bool number_unsigned(number_unsigned_t val) override {
     // nlohmann reads every non-negative integer up to 2^64 - 1 as unsigned.
-    return number([&] { return std::to_string(val); }, [&] {
-      if (state_ == state::weights) {
-        add_weight(int128(val));
-      } else {
-        p_.target = int128(val);
-      }
-    });
+    return number([&] { return std::to_string(val); }, [&] { store(int128(val), false); });
   }
 
   bool number_float(number_float_t, const string_t& s) override { return raw_number(s); }
 
   bool string(string_t& val) override {
-    if (state_ == state::root && key_ == "target") {
-      p_.target = parse_target(val, current_line());
-      return true;
-    }
     // Decimal strings carry weights beyond 64 bits to parsers that read numbers as doubles.
-    if (state_ == state::weights) {
-      add_weight(parse_weight(val, current_line(), index_note()));
+    if (state_ == state::weights || (state_ == state::root && key_ == "target")) {
+      store_text(val, true);
       return true;
     }
     return value("the string " + in_quotes(val), nullptr);
@@ -363,13 +368,51 @@ class json_reader final : public nlohmann::json_sax<nlohmann::json> {
 
   // A number with its text: integers are exact even beyond 64 bits, anything else is an error.
   bool raw_number(const std::string& s) {
-    return number([&] { return s; }, [&] {
-      if (state_ == state::weights) {
-        add_weight(parse_weight(s, current_line(), index_note()));
+    return number([&] { return s; }, [&] { store_text(s, false); });
+  }
+
+  // A weight or the target from its text (a number's or a string's).
+  void store_text(const std::string& s, bool quoted) {
+    const std::string where = reading_.decimals ? place(quoted) : state_ == state::weights ? index_note() : "";
+    if (state_ == state::weights) {
+      const amount a = parse_weight(s, current_line(), where, reading_.decimals);
+      if (a.decimals == 0 && b_.p.decimals == 0) {
+        b_.add(a.value, current_line(), index_note());
       } else {
-        p_.target = parse_target(s, current_line());
+        b_.add_amount(a, s, current_line(), where);
       }
-    });
+    } else {
+      const amount t = parse_target(s, current_line(), where, reading_.decimals);
+      if (!reading_.target_given) b_.set_target(t, s, current_line(), where);
+    }
+  }
+
+  // An integer nlohmann read itself; its text is made only at a scale above 0, to scale it.
+  void store(int128 v, bool quoted) {
+    if (b_.p.decimals != 0) return store_text(to_string(v), quoted);
+    if (state_ == state::weights) {
+      b_.add(v, current_line(), index_note());
+    } else if (!reading_.target_given) {
+      b_.p.target = v;
+    }
+  }
+
+  // " (weights[3], column 12)" or " (column 12)" for the target: the value's first character.
+  std::string place(bool quoted) const {
+    std::size_t i = last_read_ ? std::size_t(last_read_ - text_.data()) : 0;
+    const auto in_number = [](char c) { return (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E'; };
+    if (quoted) {  // the last character read is the closing quote
+      while (i > 0 && !(text_[i - 1] == '"' && (i < 2 || text_[i - 2] != '\\'))) --i;
+      if (i > 0) --i;
+    } else {  // the last character read is the one after the number
+      if (i < text_.size() && !in_number(text_[i])) --i;
+      while (i > 0 && in_number(text_[i - 1])) --i;
+    }
+    const std::size_t line_start = text_.rfind('\n', i == 0 ? 0 : i - 1);
+    const std::size_t column = line_start == std::string_view::npos || i == 0 ? i + 1 : i - line_start;
+    const std::string at = "column " + std::to_string(column);
+    if (state_ != state::weights) return " (" + at + ")";
+    return " (weights[" + std::to_string(b_.p.weights.size()) + "], " + at + ")";
   }
 
   // A number where one is wanted stores it; anywhere else it is reported like any value.
@@ -410,9 +453,7 @@ class json_reader final : public nlohmann::json_sax<nlohmann::json> {
     throw input_error("JSON input must be an object, not " + what, line);
   }
 
-  void add_weight(int128 w) { ssum::add_weight(p_, total_, w, current_line(), index_note()); }
-
-  std::string index_note() const { return " (weights[" + std::to_string(p_.weights.size()) + "])"; }
+  std::string index_note() const { return " (weights[" + std::to_string(b_.p.weights.size()) + "])"; }
 
   // Line of the last character nlohmann read; a number's look-ahead character is excluded,
   // which matters when it is the '\n' after the number.
@@ -452,8 +493,8 @@ class json_reader final : public nlohmann::json_sax<nlohmann::json> {
 
   std::string_view text_;
   const char* last_read_ = nullptr;
-  problem p_;
-  uint128 total_ = 0;  // sum of |w| so far
+  reading reading_;
+  instance_builder b_;
   state state_ = state::top;
   std::string key_;
   bool seen_weights_ = false;
@@ -461,7 +502,8 @@ class json_reader final : public nlohmann::json_sax<nlohmann::json> {
 };
 
 // The limits and the NUL check first, then the BOM, then JSON or text by the first character.
-problem parse_any(std::string_view text, bool target_given) {
+// With a column, the input is CSV.
+problem parse_any(std::string_view text, const reading& r, const std::optional<std::string>& column = {}) {
   if (text.size() > max_input_bytes) throw input_error(limit_text(), 0);
   if (const void* nul = std::memchr(text.data(), 0, text.size())) {
     throw_nul(text, static_cast<std::size_t>(static_cast<const char*>(nul) - text.data()));
@@ -470,8 +512,27 @@ problem parse_any(std::string_view text, bool target_given) {
   constexpr std::string_view bom = "\xEF\xBB\xBF";
   if (text.substr(0, bom.size()) == bom) text.remove_prefix(bom.size());
   const std::size_t first = text.find_first_not_of(" \t\r\n\v\f");
-  if (first != std::string_view::npos && text[first] == '{') return json_reader(text).read();
-  return parse_text(text, target_given);
+  if (column) return io::parse_csv(text, *column, r.target_given);
+  if (first != std::string_view::npos && text[first] == '{') return json_reader(text, r).read();
+  return parse_text(text, r);
+}
+
+// read_options::target as an amount, checked before any input is read.
+std::optional<amount> option_target(const read_options& options) {
+  if (!options.target) return std::nullopt;
+  amount a;
+  if (const amount_fault fault = io::parse_amount(*options.target, a); fault != amount_fault::none) {
+    throw input_error("target " + in_quotes(*options.target) + io::fault_text(fault), 0);
+  }
+  return a;
+}
+
+// Gives the instance the options' target, at the scale of both.
+void apply_target(problem& p, const std::optional<amount>& target, const read_options& options) {
+  if (!target) return;
+  instance_builder b(std::move(p));
+  b.set_target(*target, *options.target, 0, "");
+  p = std::move(b.p);
 }
 
 // Input bytes in one malloc'd block: realloc grows a large block by remapping its pages, with
@@ -526,13 +587,8 @@ void read_all(int fd, input_buffer& in, const std::string& what, const std::stri
   }
 }
 
-}  // namespace
-
-problem parse_problem(std::string_view text) { return parse_any(text, false); }
-
-problem read_problem(const std::string& path) { return read_problem(path, std::nullopt); }
-
-problem read_problem(const std::string& path, const std::optional<int128>& target) {
+// The file's text, parsed; errors read "PATH: line N: message".
+problem read_parsed(const std::string& path, const reading& r, const std::optional<std::string>& column) {
   const bool from_stdin = path == "-";
   const std::string source = from_stdin ? "<stdin>" : printable(path);
   input_buffer text;
@@ -548,9 +604,7 @@ problem read_problem(const std::string& path, const std::optional<int128>& targe
     read_all(fd, text, "'" + source + "'", source);  // e.g. EISDIR: open succeeds on a directory
   }
   try {
-    problem p = parse_any(text.view(), target.has_value());
-    if (target) p.target = *target;
-    return p;
+    return parse_any(text.view(), r, column);
   } catch (const input_error& e) {
     // Rebuild as "PATH: line N: message": strip the "line N: " that input_error prepended.
     std::string message = e.what();
@@ -558,6 +612,36 @@ problem read_problem(const std::string& path, const std::optional<int128>& targe
     if (e.line() != 0 && message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
     throw input_error(message, e.line(), source);
   }
+}
+
+}  // namespace
+
+problem parse_problem(std::string_view text) { return parse_any(text, reading{}); }
+
+problem parse_problem(std::string_view text, const read_options& options) {
+  const std::optional<amount> target = option_target(options);
+  problem p = parse_any(text, reading{true, target.has_value()}, options.column);
+  apply_target(p, target, options);
+  return p;
+}
+
+problem read_problem(const std::string& path) { return read_problem(path, std::nullopt); }
+
+problem read_problem(const std::string& path, const std::optional<int128>& target) {
+  problem p = read_parsed(path, reading{false, target.has_value()}, std::nullopt);
+  if (target) p.target = *target;
+  return p;
+}
+
+problem read_problem(const std::string& path, const read_options& options) {
+  const std::optional<amount> target = option_target(options);
+  problem p = read_parsed(path, reading{true, target.has_value()}, options.column);
+  try {
+    apply_target(p, target, options);
+  } catch (const input_error& e) {
+    throw input_error(e.what(), 0, path == "-" ? "<stdin>" : printable(path));
+  }
+  return p;
 }
 
 std::string format_problem(const problem& p, std::string_view comment) {
@@ -573,13 +657,15 @@ std::string format_problem(const problem& p, std::string_view comment) {
     out += line;
     out += '\n';
   }
-  if (p.target) out += "target: " + to_string(*p.target) + "\n";
+  if (p.target) out += "target: " + format_amount(*p.target, p.decimals) + "\n";
   else if (p.weights.empty()) out += "target: none\n";  // the empty zero-sum instance, not an empty file
   constexpr std::size_t per_line = 16;
   char buffer[24];  // INT64_MIN is 20 characters
   for (std::size_t i = 0; i < p.weights.size(); ++i) {
     const int128 w = p.weights[i];
-    if (w >= INT64_MIN && w <= INT64_MAX) {  // to_chars is the fast path for the usual widths
+    if (p.decimals != 0) {
+      out += format_amount(w, p.decimals);
+    } else if (w >= INT64_MIN && w <= INT64_MAX) {  // to_chars is the fast path for the usual widths
       const auto result = std::to_chars(buffer, buffer + sizeof buffer, static_cast<std::int64_t>(w));
       out.append(buffer, result.ptr);
     } else {

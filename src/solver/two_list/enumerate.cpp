@@ -1,0 +1,183 @@
+// Streams every subset in a window by meet in the middle (Horowitz and Sahni 1974): items
+// [0, h) form half A and [h, n) half B; each half's 2^(n/2) subset sums are built sorted,
+// each with its mask, and for every a in A (ascending) the b in B with lo <= a + b <= hi are a
+// contiguous range of B that moves down as a grows, so two pointers find every range in
+// O(|A| + |B|) steps plus one step per pair listed.
+#include "solver/two_list/enumerate.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "ssum/errors.hpp"
+
+namespace ssum::detail {
+namespace {
+
+// 64-bit sums while every subset sum fits (16-byte entries), 128-bit beyond (32 bytes).
+template <class Sum>
+struct entry {
+  Sum sum;
+  std::uint32_t mask;  // bit i: item i of the half
+};
+
+constexpr std::uint64_t poll_every = 4096;
+
+bool raised(const std::atomic<bool>* cancel) { return cancel && cancel->load(std::memory_order_relaxed); }
+
+// The subset sums of `w` (at most 32 items) in ascending order, with masks. For each item the
+// list L becomes merge(L, L + w), merged from the back in place: the write position i + j + 1
+// of the merge stays above both read positions i and j, so no unread sum is overwritten and the
+// list needs no second buffer. Signed w is fine: L + w is L shifted, still sorted. Returns
+// false when cancelled.
+template <class Sum>
+bool build_half(const std::vector<int128>& weights, std::size_t first, std::size_t count,
+                std::vector<entry<Sum>>& list, const std::atomic<bool>* cancel) {
+  list.assign(std::size_t(1) << count, entry<Sum>{0, 0});
+  std::size_t size = 1;
+  std::uint64_t steps = 0;
+  for (std::size_t k = 0; k < count; ++k) {
+    const Sum w = static_cast<Sum>(weights[first + k]);
+    const std::uint32_t bit = std::uint32_t(1) << k;
+    std::ptrdiff_t i = std::ptrdiff_t(size) - 1, j = i, out = 2 * std::ptrdiff_t(size) - 1;
+    while (j >= 0) {  // the shifted copy drains last only if i ran out first
+      if (i >= 0 && list[i].sum > list[j].sum + w) {
+        list[out--] = list[i--];
+      } else {
+        list[out--] = entry<Sum>{static_cast<Sum>(list[j].sum + w), list[j].mask | bit};
+        --j;
+      }
+      if (++steps % poll_every == 0 && raised(cancel)) return false;
+    }
+    // Whatever is left of L (i >= 0) is already in place: out == i.
+    size *= 2;
+  }
+  return true;
+}
+
+// Appends the items of `mask` (offset by `base`) to `out`, ascending.
+inline void append_items(std::uint32_t mask, std::size_t base, std::vector<std::size_t>& out) {
+  while (mask) {
+    out.push_back(base + std::size_t(std::countr_zero(mask)));
+    mask &= mask - 1;
+  }
+}
+
+template <class Sum>
+enumerate_result join(const enumerate_request& r, std::size_t h,
+                      const std::function<bool(const std::vector<std::size_t>&)>& on_subset) {
+  const std::vector<int128>& weights = *r.weights;
+  const std::size_t n = weights.size();
+  enumerate_result result;
+  std::vector<entry<Sum>> a_list, b_list;
+  // Polled here too: small lists never reach poll_every steps.
+  if (raised(r.cancel) || !build_half(weights, 0, h, a_list, r.cancel) ||
+      !build_half(weights, h, n - h, b_list, r.cancel) || raised(r.cancel)) {
+    result.cancelled = true;
+    return result;
+  }
+  const std::size_t max_items = std::min(r.max_items, n);
+  std::vector<std::size_t> items;
+  items.reserve(n);
+  bool looking_past_limit = false;  // the limit is reached: one more subset decides `complete`
+  std::uint64_t steps = 0;
+  // start: first b with a + b >= lo; end: first b with a + b > hi. Both only move down as a
+  // grows. a + b is a subset sum of all n items, so it fits Sum; lo and hi are compared wide.
+  std::size_t start = b_list.size(), end = b_list.size();
+  for (const entry<Sum>& a : a_list) {
+    while (start > 0 && int128(a.sum + b_list[start - 1].sum) >= r.lo) --start, ++steps;
+    while (end > 0 && int128(a.sum + b_list[end - 1].sum) > r.hi) --end, ++steps;
+    if (++steps >= poll_every) {
+      steps = 0;
+      if (raised(r.cancel)) {
+        result.cancelled = true;
+        return result;
+      }
+    }
+    if (start >= end) continue;
+    const std::size_t a_items = std::size_t(std::popcount(a.mask));
+    if (a_items > max_items) continue;
+    // The sizes b may have: min_items - a_items .. max_items - a_items.
+    const std::size_t b_least = r.min_items > a_items ? r.min_items - a_items : 0;
+    const std::size_t b_most = max_items - a_items;
+    bool prefix_built = false;
+    for (std::size_t k = start; k < end; ++k) {
+      const entry<Sum>& b = b_list[k];
+      const std::size_t b_items = std::size_t(std::popcount(b.mask));
+      if (++steps >= poll_every) {
+        steps = 0;
+        if (raised(r.cancel)) {
+          result.cancelled = true;
+          return result;
+        }
+      }
+      if (b_items < b_least || b_items > b_most) continue;
+      if (r.non_empty && a.mask == 0 && b.mask == 0) continue;
+      if (looking_past_limit) return result;  // another exists: complete stays false
+      if (!prefix_built) {  // A's items, once per a that has a partner
+        items.clear();
+        append_items(a.mask, 0, items);
+        prefix_built = true;
+      }
+      items.resize(a_items);
+      append_items(b.mask, h, items);
+      ++result.listed;
+      if (!on_subset(items)) return result;
+      if (r.limit && result.listed == r.limit) looking_past_limit = true;
+    }
+  }
+  result.complete = true;
+  return result;
+}
+
+// Sum of |w|, or throws when it reaches 2^127 (every subset sum then fits int128).
+uint128 total_magnitude(const std::vector<int128>& weights) {
+  const uint128 bound = uint128(1) << 127;
+  uint128 total = 0;
+  for (const int128 w : weights) {
+    const uint128 m = magnitude(w);
+    if (m >= bound || total >= bound - m)
+      throw std::invalid_argument("the weights' absolute values add up to 2^127 or more; the enumerator takes totals "
+                                  "up to 2^127 - 1");
+    total += m;
+  }
+  return total;
+}
+
+double list_bytes(std::size_t n, double entry_bytes) {
+  const std::size_t h = n / 2;
+  return entry_bytes * (std::ldexp(1.0, int(h)) + std::ldexp(1.0, int(n - h)));
+}
+
+}  // namespace
+
+double enumerate_planned_bytes(std::size_t n) { return list_bytes(n, double(sizeof(entry<int128>))); }
+
+double enumerate_list_bytes(const std::vector<int128>& weights) {
+  const bool narrow = total_magnitude(weights) < (uint128(1) << 63);
+  return list_bytes(weights.size(), double(narrow ? sizeof(entry<std::int64_t>) : sizeof(entry<int128>)));
+}
+
+enumerate_result enumerate_subsets(const enumerate_request& r,
+                                   const std::function<bool(const std::vector<std::size_t>&)>& on_subset) {
+  if (!r.weights) throw std::invalid_argument("enumerate_subsets: no weights");
+  const std::vector<int128>& weights = *r.weights;
+  const std::size_t n = weights.size();
+  if (n > enumerate_most_items)
+    throw std::invalid_argument("listing subsets takes at most " + std::to_string(enumerate_most_items) +
+                                " items; this instance has " + std::to_string(n));
+  const uint128 total = total_magnitude(weights);
+  // Nothing to list: an empty window, or size bounds no subset meets. Complete, no list built.
+  if (r.lo > r.hi || r.min_items > r.max_items || r.min_items > n) return {0, true, false};
+  const double bytes = enumerate_list_bytes(weights);
+  if (r.max_bytes > 0 && bytes > r.max_bytes)
+    throw insufficient_memory::needs("listing subsets for n = " + std::to_string(n), bytes, r.max_bytes);
+  const std::size_t h = n / 2;
+  if (total < (uint128(1) << 63)) return join<std::int64_t>(r, h, on_subset);
+  return join<int128>(r, h, on_subset);
+}
+
+}  // namespace ssum::detail

@@ -1,0 +1,60 @@
+#pragma once
+// Internal: every subset whose sum lies in a window, streamed one at a time, by meet in the
+// middle (Horowitz and Sahni 1974): the sorted subset sums of each half, kept with their masks,
+// joined by two pointers. Host-only, one thread. Backs `ssum solve --all / --limit / --unique`.
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "ssum/int128.hpp"
+
+namespace ssum::detail {
+
+/// The most items the enumerator takes: each half's mask is 32 bits, and 2^30 sums per list
+/// is already far past any host's memory.
+constexpr std::size_t enumerate_most_items = 60;
+
+struct enumerate_request {
+  const std::vector<int128>* weights = nullptr;  // signed, as given; sum of |w| below 2^127
+  int128 lo = 0, hi = 0;                         // every subset with lo <= sum <= hi
+  bool non_empty = false;                        // zero-sum form: the empty subset excluded
+  std::size_t min_items = 0, max_items = SIZE_MAX;  // cardinality bounds, inclusive
+  std::uint64_t limit = 0;                       // stop after this many (0: all)
+  double max_bytes = 0;                          // the lists' budget (0: no budget)
+  const std::atomic<bool>* cancel = nullptr;     // polled every few thousand steps
+};
+
+struct enumerate_result {
+  std::uint64_t listed = 0;  // on_subset calls made
+  bool complete = false;     // every subset in the window and the bounds was listed
+  bool cancelled = false;    // stopped because *cancel was raised
+};
+
+/// Calls on_subset(indices, ascending) once for every subset with lo <= sum <= hi and
+/// min_items <= size <= max_items (the empty subset skipped when non_empty), in ascending
+/// order of the first half's sum, until one of:
+///  - all are listed: complete = true;
+///  - `limit` are listed: complete = true only when no further subset exists (one more is
+///    looked for, not reported), so limit = 2 tells whether a subset is unique;
+///  - on_subset returns false: stops at once, complete = false;
+///  - *cancel is raised: returns complete = false, cancelled = true. It does not throw
+///    ssum::interrupted, so the caller keeps `listed` and what it printed.
+/// An empty window (lo > hi) lists nothing, complete. The index vector is reused between
+/// calls: copy it to keep it.
+/// Throws std::invalid_argument for null weights, more than enumerate_most_items items, or
+/// |w| adding up to 2^127 or more; ssum::insufficient_memory when the lists
+/// (enumerate_list_bytes) exceed max_bytes, before allocating.
+enumerate_result enumerate_subsets(const enumerate_request& r,
+                                   const std::function<bool(const std::vector<std::size_t>&)>& on_subset);
+
+/// The bytes of the two half lists for these weights: 16 bytes a sum while sum |w| < 2^63,
+/// 32 beyond. Independent of the number of solutions. Throws std::invalid_argument as
+/// enumerate_subsets does when sum |w| reaches 2^127.
+double enumerate_list_bytes(const std::vector<int128>& weights);
+
+/// The most bytes enumerate_subsets plans for n items (32-byte entries, both lists).
+double enumerate_planned_bytes(std::size_t n);
+
+}  // namespace ssum::detail

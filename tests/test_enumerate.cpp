@@ -1,0 +1,315 @@
+// The subset enumerator (meet in the middle, Horowitz-Sahni) against brute force over all 2^n
+// subsets: the same set of subsets for every window, size bound and sign of weights, each once
+// and ascending; the limit, the callback's stop and cancel; at n = 40, its count against a
+// dynamic program over sums.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include "solver/two_list/enumerate.hpp"
+#include "ssum/errors.hpp"
+
+namespace {
+
+using ssum::int128;
+using ssum::detail::enumerate_request;
+using ssum::detail::enumerate_result;
+using ssum::detail::enumerate_subsets;
+
+struct query {
+  int128 lo = 0, hi = 0;
+  bool non_empty = false;
+  std::size_t min_items = 0, max_items = SIZE_MAX;
+};
+
+// Every subset (as a mask over the n items) in the window and the bounds, ascending masks.
+std::vector<std::uint64_t> brute_force(const std::vector<int128>& w, const query& q) {
+  std::vector<std::uint64_t> found;
+  const std::size_t n = w.size();
+  for (std::uint64_t mask = 0; mask < (std::uint64_t{1} << n); ++mask) {
+    int128 sum = 0;
+    for (std::size_t k = 0; k < n; ++k)
+      if (mask >> k & 1) sum += w[k];
+    const auto size = std::size_t(std::popcount(mask));
+    if (sum < q.lo || sum > q.hi || size < q.min_items || size > q.max_items) continue;
+    if (q.non_empty && mask == 0) continue;
+    found.push_back(mask);
+  }
+  return found;
+}
+
+enumerate_request request_for(const std::vector<int128>& w, const query& q) {
+  enumerate_request r;
+  r.weights = &w;
+  r.lo = q.lo;
+  r.hi = q.hi;
+  r.non_empty = q.non_empty;
+  r.min_items = q.min_items;
+  r.max_items = q.max_items;
+  return r;
+}
+
+// What the enumerator lists, as masks in the order listed; fails the test on an index vector
+// that is not strictly ascending or names an item past n.
+std::vector<std::uint64_t> listed_masks(const enumerate_request& r, enumerate_result* result = nullptr) {
+  std::vector<std::uint64_t> masks;
+  const std::size_t n = r.weights->size();
+  const enumerate_result got = enumerate_subsets(r, [&](const std::vector<std::size_t>& items) {
+    std::uint64_t mask = 0;
+    for (std::size_t k = 0; k < items.size(); ++k) {
+      EXPECT_LT(items[k], n);
+      if (k) {
+        EXPECT_LT(items[k - 1], items[k]);
+      }
+      mask |= std::uint64_t{1} << items[k];
+    }
+    masks.push_back(mask);
+    return true;
+  });
+  EXPECT_EQ(got.listed, masks.size());
+  if (result) *result = got;
+  return masks;
+}
+
+std::vector<int128> random_weights(std::mt19937_64& rng, std::size_t n, int kind) {
+  std::vector<int128> w(n);
+  for (auto& x : w) {
+    switch (kind) {
+      case 0: x = std::uniform_int_distribution<int>(-4, 4)(rng); break;      // zeros, duplicates
+      case 1: x = std::uniform_int_distribution<int>(1, 100)(rng); break;     // positive
+      case 2: x = std::uniform_int_distribution<std::int64_t>(-(1LL << 40), 1LL << 40)(rng); break;
+      case 3: x = std::uniform_int_distribution<int>(0, 3)(rng); break;       // many equal
+      default: {  // past 2^63 in total: the 128-bit lists
+        x = int128(std::uniform_int_distribution<std::int64_t>(-(1LL << 62), 1LL << 62)(rng)) << 58;
+        break;
+      }
+    }
+  }
+  return w;
+}
+
+int128 sum_of(const std::vector<int128>& w, std::uint64_t mask) {
+  int128 s = 0;
+  for (std::size_t k = 0; k < w.size(); ++k)
+    if (mask >> k & 1) s += w[k];
+  return s;
+}
+
+// A random query: windows of every shape around the sum of a random subset, size bounds.
+query random_query(std::mt19937_64& rng, const std::vector<int128>& w) {
+  const std::size_t n = w.size();
+  const std::uint64_t some = n ? rng() & ((std::uint64_t{1} << n) - 1) : 0;
+  const int128 s = sum_of(w, some);
+  int128 total_abs = 0;
+  for (const int128 x : w) total_abs += x < 0 ? -x : x;
+  const int128 spread = total_abs / 8 + 1;
+  query q;
+  switch (rng() % 6) {
+    case 0: q.lo = q.hi = s; break;                                      // lo == hi
+    case 1: q.lo = s - spread; q.hi = s + spread; break;                 // wide
+    case 2: q.lo = s + 1; q.hi = s; break;                               // empty window
+    case 3: q.lo = total_abs + 1; q.hi = total_abs + spread; break;      // past every sum
+    case 4: q.lo = q.hi = 0; q.non_empty = true; break;                  // zero-sum form
+    default: q.lo = -total_abs - 1; q.hi = total_abs + 1; break;         // everything
+  }
+  switch (rng() % 4) {
+    case 0: break;
+    case 1: q.min_items = q.max_items = rng() % (n + 1); break;          // exactly K (0 and n too)
+    case 2: q.min_items = rng() % (n + 2); break;
+    default: {
+      q.min_items = rng() % (n + 1);
+      q.max_items = rng() % (n + 2);
+      break;  // min > max sometimes: nothing
+    }
+  }
+  if (rng() % 8 == 0) q.non_empty = true;
+  return q;
+}
+
+TEST(EnumerateSubsets, MatchesBruteForceOnRandomInstances) {
+  std::mt19937_64 rng(20240611);
+  std::size_t instances = 0, subsets = 0;
+  for (int round = 0; round < 700; ++round) {
+    // Mostly small n (every edge size often), some up to 20.
+    const std::size_t n = round % 7 == 6 ? 14 + rng() % 7 : rng() % 14;
+    const std::vector<int128> w = random_weights(rng, n, int(rng() % 5));
+    const query q = random_query(rng, w);
+    const std::vector<std::uint64_t> expected = brute_force(w, q);
+    enumerate_result result;
+    std::vector<std::uint64_t> got = listed_masks(request_for(w, q), &result);
+    std::sort(got.begin(), got.end());
+    EXPECT_EQ(std::adjacent_find(got.begin(), got.end()), got.end()) << "a subset listed twice, n = " << n;
+    ASSERT_EQ(got, expected) << "round " << round << ", n = " << n;
+    EXPECT_TRUE(result.complete);
+    EXPECT_FALSE(result.cancelled);
+    ++instances;
+    subsets += expected.size();
+  }
+  std::printf("%zu instances, %zu subsets checked\n", instances, subsets);
+}
+
+TEST(EnumerateSubsets, EdgeSizes) {
+  for (std::size_t n = 0; n <= 5; ++n) {
+    const std::vector<int128> w(n, 0);  // all equal: every subset sums to 0
+    for (const bool non_empty : {false, true}) {
+      query q;
+      q.non_empty = non_empty;
+      std::vector<std::uint64_t> got = listed_masks(request_for(w, q));
+      std::sort(got.begin(), got.end());
+      EXPECT_EQ(got, brute_force(w, q)) << "n = " << n;
+      EXPECT_EQ(got.size(), (std::size_t{1} << n) - (non_empty ? 1 : 0));
+    }
+  }
+}
+
+TEST(EnumerateSubsets, LimitListsExactlyThatManyDistinctValidOnes) {
+  std::mt19937_64 rng(7);
+  for (int round = 0; round < 200; ++round) {
+    const std::size_t n = rng() % 16;
+    const std::vector<int128> w = random_weights(rng, n, int(rng() % 4));
+    const query q = random_query(rng, w);
+    const std::vector<std::uint64_t> all = brute_force(w, q);
+    const std::uint64_t limit = 1 + rng() % (all.size() + 3);
+    enumerate_request r = request_for(w, q);
+    r.limit = limit;
+    enumerate_result result;
+    std::vector<std::uint64_t> got = listed_masks(r, &result);
+    ASSERT_EQ(got.size(), std::min<std::uint64_t>(limit, all.size()));
+    std::sort(got.begin(), got.end());
+    EXPECT_EQ(std::adjacent_find(got.begin(), got.end()), got.end());
+    for (const std::uint64_t m : got) EXPECT_TRUE(std::binary_search(all.begin(), all.end(), m));
+    EXPECT_EQ(result.complete, all.size() <= limit) << "limit " << limit << " of " << all.size();
+  }
+}
+
+TEST(EnumerateSubsets, CallbackReturningFalseStopsAtOnce) {
+  const std::vector<int128> w(12, 1);
+  query q;
+  q.lo = 0;
+  q.hi = 12;
+  enumerate_request r = request_for(w, q);
+  for (const std::uint64_t stop_at : {1, 2, 100, 4096}) {
+    std::uint64_t calls = 0;
+    const enumerate_result result = enumerate_subsets(r, [&](const std::vector<std::size_t>&) {
+      return ++calls < stop_at;
+    });
+    EXPECT_EQ(calls, stop_at);
+    EXPECT_EQ(result.listed, stop_at);
+    EXPECT_FALSE(result.complete);
+    EXPECT_FALSE(result.cancelled);
+  }
+}
+
+TEST(EnumerateSubsets, CancelStopsSoonWithoutThrowing) {
+  const std::vector<int128> w(20, 0);  // 2^20 subsets, all summing to 0
+  query q;
+  std::atomic<bool> cancel{false};
+  enumerate_request r = request_for(w, q);
+  r.cancel = &cancel;
+  std::uint64_t calls = 0;
+  const enumerate_result result = enumerate_subsets(r, [&](const std::vector<std::size_t>&) {
+    if (++calls == 10) cancel.store(true);
+    return true;
+  });
+  EXPECT_TRUE(result.cancelled);
+  EXPECT_FALSE(result.complete);
+  EXPECT_EQ(result.listed, calls);
+  EXPECT_LT(calls, 10u + 8192u);  // polled every few thousand steps
+  // Raised before the start: nothing listed.
+  calls = 0;
+  const enumerate_result before = enumerate_subsets(r, [&](const std::vector<std::size_t>&) { return ++calls, true; });
+  EXPECT_TRUE(before.cancelled);
+  EXPECT_EQ(before.listed, 0u);
+  EXPECT_EQ(calls, 0u);
+}
+
+TEST(EnumerateSubsets, RefusesWhatItCannotHold) {
+  std::vector<int128> w(61, 1);
+  query q;
+  EXPECT_THROW(enumerate_subsets(request_for(w, q), [](const std::vector<std::size_t>&) { return true; }),
+               std::invalid_argument);
+  w.assign(30, 1);
+  enumerate_request r = request_for(w, q);
+  r.max_bytes = 1 << 20;  // the lists take 2 * 2^15 * 16 bytes = 1 MiB: fits exactly
+  EXPECT_EQ(ssum::detail::enumerate_list_bytes(w), double(1 << 20));
+  EXPECT_EQ(enumerate_subsets(r, [](const std::vector<std::size_t>&) { return true; }).listed, 1u);  // {}
+  r.max_bytes = (1 << 20) - 1;
+  EXPECT_THROW(enumerate_subsets(r, [](const std::vector<std::size_t>&) { return true; }),
+               ssum::insufficient_memory);
+  const std::vector<int128> huge = {int128(1) << 126, int128(1) << 126};
+  EXPECT_THROW(enumerate_subsets(request_for(huge, q), [](const std::vector<std::size_t>&) { return true; }),
+               std::invalid_argument);
+  EXPECT_EQ(ssum::detail::enumerate_planned_bytes(40), 32.0 * 2 * (1 << 20));
+}
+
+// Subsets of positive weights with sum in [lo, hi], by a table over sums (exact in 64 bits
+// for n <= 63).
+std::uint64_t dp_count(const std::vector<int128>& w, std::int64_t lo, std::int64_t hi) {
+  std::vector<std::uint64_t> ways(std::size_t(hi) + 1, 0);
+  ways[0] = 1;
+  for (const int128 x : w)
+    for (std::int64_t s = hi; s >= std::int64_t(x); --s) ways[std::size_t(s)] += ways[std::size_t(s - std::int64_t(x))];
+  std::uint64_t count = 0;
+  for (std::int64_t s = std::max<std::int64_t>(lo, 0); s <= hi; ++s) count += ways[std::size_t(s)];
+  return count;
+}
+
+TEST(EnumerateSubsets, CountAtFortyItemsMatchesDynamicProgram) {
+  std::mt19937_64 rng(40);
+  std::vector<int128> w(40);
+  std::int64_t total = 0;
+  for (auto& x : w) total += std::int64_t(x = std::uniform_int_distribution<int>(1, 1 << 16)(rng));
+  const std::int64_t lo = total / 2, hi = total / 2;  // about 4 million subsets
+  query q;
+  q.lo = lo;
+  q.hi = hi;
+  std::uint64_t count = 0;
+  const enumerate_result result = enumerate_subsets(request_for(w, q), [&](const std::vector<std::size_t>& items) {
+    ++count;
+    if (count % 65536 == 1) {  // spot-check sums
+      int128 s = 0;
+      for (const std::size_t k : items) s += w[k];
+      EXPECT_EQ(s, int128(lo));
+    }
+    return true;
+  });
+  const std::uint64_t expected = dp_count(w, lo, hi);
+  EXPECT_GT(expected, 1000000u);
+  EXPECT_EQ(count, expected);
+  EXPECT_EQ(result.listed, expected);
+  EXPECT_TRUE(result.complete);
+  std::printf("n = 40: %llu subsets, as the dynamic program counts\n", static_cast<unsigned long long>(count));
+}
+
+// A figure, not a check: subsets streamed per second through the callback.
+TEST(EnumerateSubsets, StreamingRate) {
+  std::mt19937_64 rng(44);
+  std::vector<int128> w(44);
+  int128 total = 0;
+  for (auto& x : w) total += (x = std::uniform_int_distribution<int>(1, 64)(rng));
+  query q;
+  q.lo = q.hi = total / 2;
+  enumerate_request r = request_for(w, q);
+  r.limit = 10'000'000;
+  std::uint64_t items = 0;
+  const auto start = std::chrono::steady_clock::now();
+  const enumerate_result result = enumerate_subsets(r, [&](const std::vector<std::size_t>& s) {
+    items += s.size();
+    return true;
+  });
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(result.listed, r.limit);
+  std::printf("n = 44, weights in [1, 64]: %llu subsets (%.1f items each) in %.3f s: %.3g subsets/s\n",
+              static_cast<unsigned long long>(result.listed), double(items) / double(result.listed), seconds,
+              double(result.listed) / seconds);
+}
+
+}  // namespace
