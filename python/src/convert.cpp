@@ -150,6 +150,11 @@ int128 to_int128(nb::handle value, const char* what) {
   if (is_numpy_bool(value)) return to_bool(value, what) ? 1 : 0;
   // numpy integer scalars and other objects with __index__; floats and strings, which have
   // none, are refused. An __index__ that raises is the caller's error to see as raised.
+  if (PyFloat_Check(value.ptr())) {
+    throw nb::type_error((std::string(what) + " must be an integer, a decimal.Decimal or a decimal string, not " +
+                          nb::type_name(value.type()).c_str() + ": a float is not exact")
+                             .c_str());
+  }
   if (!PyIndex_Check(value.ptr())) {
     throw nb::type_error((std::string(what) + " must be an integer, not " +
                           nb::type_name(value.type()).c_str())

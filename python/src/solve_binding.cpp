@@ -26,6 +26,7 @@
 #include "ssum/cuda_device.hpp"
 #include "ssum/errors.hpp"
 #include "ssum/memory.hpp"
+#include "ssum/problem.hpp"
 #include "ssum/solve.hpp"
 
 namespace nb = nanobind;
@@ -222,7 +223,19 @@ const char* status_name(ssum::status s) {
 
 struct py_solution {
   ssum::solution s;
+  // The question as answered, for the attributes in the caller's units: the target (none for
+  // zero-sum), the window's top where one was asked, the scale of decimal input (-1: ints).
+  std::optional<int128> target, high;
+  int decimals = -1;
+  std::optional<int128> sum;  // the subset's, when there is one
+  // unique=True: "none", "unique", "several" or "unknown", and the subsets found (two at most).
+  std::optional<std::string> unique;
+  std::vector<std::vector<std::size_t>> subsets;
 
+  nb::object amount(int128 v) const {
+    if (decimals < 0) return to_python(v);
+    return nb::module_::import_("decimal").attr("Decimal")(ssum::format_amount(v, unsigned(decimals)));
+  }
   nb::object feasible() const {
     if (s.status == ssum::status::unknown) return nb::none();
     return nb::bool_(s.status == ssum::status::feasible);
@@ -235,11 +248,77 @@ struct py_solution {
     for (std::size_t i = 0; i < s.subset.size() && i < shown; ++i) out << (i ? ", " : "") << s.subset[i];
     if (s.subset.size() > shown) out << ", ... (" << s.subset.size() << " indices)";
     out << "]";
+    if (unique) out << ", unique='" << *unique << "'";
     if (s.count) out << ", count=" << s.count->to_string();
     out << ", algorithm='" << s.algorithm << "', backend='" << s.backend << "', seconds=" << s.seconds.total << ")";
     return out.str();
   }
 };
+
+py_solution answer(ssum::solution s, const solve_request& r, std::optional<int> decimals) {
+  py_solution p;
+  p.s = std::move(s);
+  p.target = r.problem.target;
+  p.decimals = decimals.value_or(-1);
+  if (p.s.status == ssum::status::feasible) {
+    int128 total = 0;
+    for (const std::size_t i : p.s.subset) total += r.problem.weights[i];
+    p.sum = total;
+  }
+  return p;
+}
+
+// ---- questions answered by listing ----------------------------------------------------
+struct listing_question {
+  std::optional<int128> high;
+  std::size_t min_items = 0, max_items = SIZE_MAX;
+  bool unique = false;
+};
+
+/// A decision, a count or unique=True over a window or a number of items, answered by
+/// ssum::list_subsets as `ssum solve --unique/--items/--target-range` answers it: the first
+/// subset found, every one counted, or the first two.
+py_solution solve_by_listing(solve_request& r, const listing_question& q, std::optional<int> decimals) {
+  if (r.options.algo != ssum::algorithm::automatic && r.options.algo != ssum::algorithm::two_list) {
+    throw nb::value_error("a window, a number of items or unique=True is answered by listing, which runs the "
+                          "two-list: algorithm must be 'auto' or 'two-list'");
+  }
+  ssum::listing_options options;
+  options.high = q.high;
+  options.min_items = q.min_items;
+  options.max_items = q.max_items;
+  options.limit = q.unique ? 2 : r.options.count ? 0 : 1;
+  options.time_limit = r.options.time_limit;
+  options.memory_limit = r.options.memory_limit;
+  std::vector<std::vector<std::size_t>> kept;
+  std::uint64_t listed = 0;
+  ssum::listing result;
+  ssum::solution s = run_interruptible([&](const std::atomic<bool>* cancel) {
+    options.cancel = cancel;
+    result = ssum::list_subsets(r.backend, r.threads, r.problem, options, [&](const std::vector<std::size_t>& subset) {
+      if (listed++ < 2) kept.push_back(subset);
+      return true;
+    });
+    return ssum::solution{};
+  });
+  s.status = !kept.empty() ? ssum::status::feasible : result.complete ? ssum::status::infeasible : ssum::status::unknown;
+  s.feasible = s.status == ssum::status::feasible;
+  if (!kept.empty()) s.subset = kept.front();
+  if (r.options.count && result.complete) s.count = ssum::big_count(uint128(listed));
+  s.algorithm = result.algorithm.empty() ? "two-list" : result.algorithm;
+  s.backend = result.backend.empty() ? "cpu" : result.backend;
+  s.threads = result.threads;
+  s.seconds.total = result.seconds;
+  s.planned_bytes = result.planned_bytes;
+  s.plan = result.plan;
+  py_solution p = answer(std::move(s), r, decimals);
+  p.high = q.high;
+  if (q.unique) {
+    p.unique = kept.size() >= 2 ? "several" : !result.complete ? "unknown" : kept.size() == 1 ? "unique" : "none";
+    p.subsets = std::move(kept);
+  }
+  return p;
+}
 
 // ---- exceptions -----------------------------------------------------------------------
 struct exception_types {
@@ -315,30 +394,60 @@ void bind_solve(nb::module_& m) {
       .def_prop_ro("reason", [](const py_solution& p) { return p.s.plan.reason; })
       .def_prop_ro("reductions", [](const py_solution& p) { return p.s.reductions; })
       .def_prop_ro("planned_bytes", [](const py_solution& p) { return p.s.planned_bytes; })
+      .def_prop_ro("target", [](const py_solution& p) { return p.target ? p.amount(*p.target) : nb::none(); })
+      .def_prop_ro("window",
+                   [](const py_solution& p) {
+                     return p.high ? nb::object(nb::make_tuple(p.amount(*p.target), p.amount(*p.high))) : nb::none();
+                   })
+      .def_prop_ro("sum", [](const py_solution& p) { return p.sum ? p.amount(*p.sum) : nb::none(); })
+      .def_prop_ro("decimals", [](const py_solution& p) { return p.decimals < 0 ? 0 : p.decimals; })
+      .def_prop_ro("unique", [](const py_solution& p) { return p.unique; })
+      .def_prop_ro("subsets",
+                   [](const py_solution& p) {
+                     if (p.unique) return p.subsets;
+                     return p.s.status == ssum::status::feasible ? std::vector<std::vector<std::size_t>>{p.s.subset}
+                                                                 : std::vector<std::vector<std::size_t>>{};
+                   })
       .def("__repr__", &py_solution::repr)
       .def("__bool__", [](const py_solution& p) { return p.s.status == ssum::status::feasible; });
 
+  // ssum.solve (python/ssum/__init__.py) checks and scales the listing's arguments and decimal
+  // amounts, and calls this.
   m.def(
       "solve",
       [](nb::handle weights, nb::handle target, const std::string& backend, const std::string& algorithm,
          std::optional<long long> threads, std::optional<long long> memory, nb::handle count,
-         std::optional<double> time_limit, unsigned long long seed) {
+         std::optional<double> time_limit, unsigned long long seed, bool listing, nb::handle high,
+         std::size_t min_items, std::optional<std::size_t> max_items, bool unique, std::optional<int> decimals) {
         // count as a handle: nanobind's bool takes only Python's two, not numpy's bool.
         solve_request r = make_request(weights, target, backend, algorithm, threads, memory,
                                        to_bool(count, "count"), time_limit, seed);
+        if (listing) {
+          listing_question q;
+          if (!high.is_none()) q.high = to_int128(high, "the window's top");
+          q.min_items = min_items;
+          q.max_items = max_items.value_or(SIZE_MAX);
+          q.unique = unique;
+          return solve_by_listing(r, q, decimals);
+        }
         if (runs_inline(r)) {
-          nb::gil_scoped_release unlocked;  // other Python threads keep running, as for any solve
-          return py_solution{ssum::solve(r.backend, r.threads, r.problem, r.options)};
+          ssum::solution s;
+          {
+            nb::gil_scoped_release unlocked;  // other Python threads keep running, as for any solve
+            s = ssum::solve(r.backend, r.threads, r.problem, r.options);
+          }
+          return answer(std::move(s), r, decimals);
         }
         ssum::solution s = run_interruptible([&r](const std::atomic<bool>* cancel) {
           r.options.cancel = cancel;
           return ssum::solve(r.backend, r.threads, r.problem, r.options);
         });
-        return py_solution{std::move(s)};
+        return answer(std::move(s), r, decimals);
       },
       "weights"_a, "target"_a = nb::none(), nb::kw_only(), "backend"_a = "auto", "algorithm"_a = "auto",
       "threads"_a = nb::none(), "memory"_a = nb::none(), "count"_a.none() = false, "time_limit"_a = nb::none(),
-      "seed"_a = 1);
+      "seed"_a = 1, "_listing"_a = false, "_high"_a = nb::none(), "_min_items"_a = 0, "_max_items"_a = nb::none(),
+      "_unique"_a = false, "_decimals"_a = nb::none());
 
   // What the host's free memory was measured from (each figure; the room is the smallest).
   m.def("_host_memory_report", [] { return ssum::host_memory_report(); });

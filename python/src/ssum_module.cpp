@@ -20,6 +20,7 @@ NB_MODULE(_ssum, m) {
   m.attr("__version__") = ssum::version;
 
   ssum::python::bind_solve(m);
+  ssum::python::bind_listing(m);
   ssum::python::bind_primitives(m);
 
   m.def(

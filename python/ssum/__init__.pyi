@@ -1,6 +1,7 @@
 """Exact subset sum on CPUs and GPUs."""
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from decimal import Decimal
 from typing import Any, Literal, Optional, Protocol, SupportsIndex, TypeVar, Union, overload
 
 import numpy as np
@@ -10,7 +11,12 @@ __version__: str
 
 _Backend = Literal["auto", "cpu", "cuda"]
 _Algorithm = Literal["auto", "two-list", "four-list", "dp", "completion"]
-_Weights = Union[Iterable[SupportsIndex], npt.NDArray[np.integer], npt.NDArray[np.object_]]
+_Weights = Union[
+    Iterable[Union[SupportsIndex, Decimal, str]], npt.NDArray[np.integer], npt.NDArray[np.object_]
+]
+# An int, a decimal.Decimal or a decimal string such as "1234.56" (never a float: not exact).
+_Amount = Union[SupportsIndex, Decimal, str]
+_Number = Union[int, Decimal]
 _Primitive = TypeVar(
     "_Primitive", np.int32, np.int64, np.uint32, np.uint64, np.float32, np.float64
 )
@@ -84,11 +90,63 @@ class Solution:
     @property
     def planned_bytes(self) -> int:
         """Memory the plan reserved for lists and buffers."""
+    @property
+    def target(self) -> Optional[_Number]:
+        """The target as asked (the window's low end for ``target_range``/``tolerance``); None
+        for zero-sum. A Decimal when any amount was a Decimal or a decimal string."""
+    @property
+    def window(self) -> Optional[tuple[_Number, _Number]]:
+        """(lo, hi) for ``target_range`` or ``tolerance``; None for the target alone."""
+    @property
+    def sum(self) -> Optional[_Number]:
+        """The subset's sum, in the units of the input (a Decimal for decimal input); None when
+        not feasible."""
+    @property
+    def decimals(self) -> int:
+        """The scale decimal amounts were read at (the most decimals of any amount); 0 for ints."""
+    @property
+    def unique(self) -> Optional[Literal["none", "unique", "several", "unknown"]]:
+        """With ``unique=True``: whether no subset, exactly one, or at least two answer
+        ("unknown": the time limit ran out first); None otherwise."""
+    @property
+    def subsets(self) -> list[list[int]]:
+        """With ``unique=True``: the subsets found, two at most; otherwise ``[subset]`` when
+        feasible, else []."""
     def __bool__(self) -> bool: ...
+
+class Solutions(Iterator[list[int]]):
+    """The iterator :func:`solutions` returns. Closing it (``close()``, ``del``, leaving a
+    ``with`` block, garbage collection) stops the listing and its thread."""
+
+    def __next__(self) -> list[int]: ...
+    def __iter__(self) -> "Solutions": ...
+    def __enter__(self) -> "Solutions": ...
+    def __exit__(self, *args: object) -> None: ...
+    def close(self) -> None:
+        """Stops the listing; next() then raises StopIteration."""
+    @property
+    def listed(self) -> int:
+        """Subsets yielded so far."""
+    @property
+    def complete(self) -> bool:
+        """True once the last subset was yielded and they were every subset asked for (False
+        while subsets remain, after a limit, a time limit or close())."""
+    @property
+    def timed_out(self) -> bool:
+        """True once the listing ended because ``time_limit`` ran out."""
+    @property
+    def seconds(self) -> Optional[float]:
+        """The listing's time, once it ended; None before."""
+    @property
+    def planned_bytes(self) -> Optional[int]:
+        """Memory the listing planned (bounded, whatever the number of subsets), once it ended."""
+    @property
+    def reason(self) -> Optional[str]:
+        """Why the plan was chosen, once the listing ended."""
 
 def solve(
     weights: _Weights,
-    target: Optional[int] = None,
+    target: Optional[_Amount] = None,
     *,
     backend: _Backend = "auto",
     algorithm: _Algorithm = "auto",
@@ -97,25 +155,65 @@ def solve(
     count: Union[bool, np.bool_] = False,
     time_limit: Optional[float] = None,
     seed: int = 1,
+    items: Optional[int] = None,
+    min_items: Optional[int] = None,
+    max_items: Optional[int] = None,
+    target_range: Optional[tuple[_Amount, _Amount]] = None,
+    tolerance: Optional[_Amount] = None,
+    unique: Union[bool, np.bool_] = False,
 ) -> Solution:
     """Finds a subset of ``weights`` summing to ``target``, or proves that none exists.
 
     weights: Python ints (any width up to 127 bits; bools and numpy bools count as 0 and 1),
     a 1-D numpy object array of them, or a 1-D integer numpy array (int8 to int64, uint8 to
     uint64, in the machine's byte order). Their absolute values must add up to less than 2^127.
-    target: an int; None asks for a non-empty subset that sums to zero.
+    Amounts may be decimal.Decimal or decimal strings ("1234.56", at most 18 decimals): all are
+    then read exactly at one scale, the most decimals of any amount; floats are refused
+    (TypeError: not exact).
+    target: an int, Decimal or decimal string; None asks for a non-empty subset summing to zero.
     backend: "auto" (the GPU only where it pays), "cpu" or "cuda".
     algorithm: "auto", "two-list", "four-list", "dp" or "completion" (see docs/cli.md).
     threads: host threads (None: all, or OMP_NUM_THREADS). memory: bytes the solve may plan
     (None: what is free). count: also count every subset that sums to the target.
     time_limit: seconds; when they run out the answer is status "unknown".
     seed: the completion search's seed.
+    items (exactly), min_items, max_items: the subset's number of items. target_range=(lo, hi):
+    a sum from lo to hi replaces the target; tolerance=d: from target - d to target + d.
+    unique: look for two subsets; Solution.unique says "none", "unique" or "several". Any of
+    these is answered by listing subsets on the host (the two-list): the first one found, or
+    with count=True every one counted.
 
     The GIL is released while the solve runs; Ctrl-C stops it (KeyboardInterrupt).
     Raises ValueError (bad input, a weight of 128 bits or more, naming its index), TypeError
-    (a weight that is not an integer, an array of another dtype), InsufficientMemory,
+    (a weight that is not an integer or amount, an array of another dtype), InsufficientMemory,
     BackendUnavailable, OutOfReach, CudaError. An exception raised while the weights are read
     (by a generator, or an __index__ method) propagates unchanged.
+    """
+
+def solutions(
+    weights: _Weights,
+    target: Optional[_Amount] = None,
+    *,
+    limit: Optional[int] = None,
+    items: Optional[int] = None,
+    min_items: Optional[int] = None,
+    max_items: Optional[int] = None,
+    target_range: Optional[tuple[_Amount, _Amount]] = None,
+    tolerance: Optional[_Amount] = None,
+    time_limit: Optional[float] = None,
+    memory: Optional[int] = None,
+    threads: Optional[int] = None,
+    backend: Literal["auto", "cpu"] = "auto",
+) -> Solutions:
+    """Every subset of ``weights`` summing to ``target`` (or within ``target_range`` /
+    ``tolerance``, of ``items`` or ``min_items`` to ``max_items`` items), each once, as a list
+    of ascending indices, verified; without a target, the non-empty subsets summing to zero.
+    Arguments as for :func:`solve`; limit: stop after that many.
+
+    The listing runs on a thread of its own and hands subsets over in batches through a
+    bounded queue: memory does not grow with the number of subsets. next() waits with the GIL
+    released; Ctrl-C cancels the listing and raises KeyboardInterrupt. An error of the listing
+    (InsufficientMemory, ...) is raised by next(); argument errors by the call.
     """
 
 def generate(

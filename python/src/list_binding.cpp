@@ -1,0 +1,263 @@
+// ssum.solutions: every subset in a window, handed to Python as ssum::list_subsets finds them.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+
+#include "bindings.hpp"
+#include "convert.hpp"
+#include "ssum/errors.hpp"
+#include "ssum/solve.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace ssum::python {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+using subset_batch = std::vector<std::vector<std::size_t>>;
+
+// Subsets travel in batches, so that the consumer takes the mutex and the GIL once per batch
+// rather than once per subset; a batch leaves when it is full, 20 ms after its first subset, or
+// at once while the consumer waits (a slow listing shows each subset as soon as it is found).
+constexpr std::size_t batch_size = 4096;
+constexpr auto batch_age = std::chrono::milliseconds(20);
+// At most this many batches wait: the producer then waits too, so that memory stays bounded
+// whatever the number of subsets and however slowly they are taken.
+constexpr std::size_t queued_batches = 4;
+
+// What the listing thread and the iterator share. The thread holds it by shared_ptr too, so
+// that the iterator may go away (at interpreter exit) while the thread finishes.
+struct channel {
+  std::mutex mutex;
+  std::condition_variable arrived, room;
+  std::deque<subset_batch> queue;
+  bool finished = false;
+  bool consumer_waiting = false;
+  std::exception_ptr failure;
+  ssum::listing summary;
+  std::atomic<bool> cancel{false};
+};
+
+struct listing_request {
+  ssum::problem problem;
+  ssum::backend backend = ssum::backend::automatic;
+  unsigned threads = 0;
+  ssum::listing_options options;
+};
+
+void produce(const std::shared_ptr<channel>& ch, const listing_request& r) {
+  subset_batch batch;
+  clock_type::time_point first{};
+  // False when the iterator was closed: the listing then stops.
+  const auto send = [&]() -> bool {
+    std::unique_lock lock(ch->mutex);
+    ch->room.wait(lock, [&] { return ch->queue.size() < queued_batches || ch->cancel; });
+    if (ch->cancel) return false;
+    ch->queue.push_back(std::move(batch));
+    batch.clear();
+    lock.unlock();
+    ch->arrived.notify_one();
+    return true;
+  };
+  ssum::listing summary;
+  std::exception_ptr failure;
+  try {
+    ssum::listing_options options = r.options;
+    options.cancel = &ch->cancel;
+    summary = ssum::list_subsets(r.backend, r.threads, r.problem, options, [&](const std::vector<std::size_t>& s) {
+      if (batch.empty()) first = clock_type::now();
+      batch.push_back(s);
+      bool waiting;
+      {
+        std::lock_guard lock(ch->mutex);
+        waiting = ch->consumer_waiting && ch->queue.empty();
+      }
+      if (batch.size() >= batch_size || waiting || clock_type::now() - first >= batch_age) return send();
+      return true;
+    });
+    if (!batch.empty()) send();
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  {
+    std::lock_guard lock(ch->mutex);
+    ch->summary = std::move(summary);
+    ch->failure = failure;
+    ch->finished = true;
+  }
+  ch->arrived.notify_all();
+}
+
+class solutions_iterator {
+ public:
+  explicit solutions_iterator(listing_request request)
+      : ch_(std::make_shared<channel>()), request_(std::move(request)) {
+    std::shared_ptr<channel> ch = ch_;
+    thread_ = std::thread([ch, this] { produce(ch, request_); });
+  }
+  solutions_iterator(const solutions_iterator&) = delete;
+  solutions_iterator& operator=(const solutions_iterator&) = delete;
+  ~solutions_iterator() { stop(); }
+
+  nb::object next() {
+    while (position_ >= current_.size()) {
+      current_.clear();
+      position_ = 0;
+      if (!take_batch()) throw nb::stop_iteration();
+    }
+    const std::vector<std::size_t>& s = current_[position_++];
+    ++yielded_;
+    nb::list out;
+    for (const std::size_t i : s) out.append(nb::int_(i));
+    return out;
+  }
+
+  /// Cancels the listing and waits for its thread (promptly: the listing polls cancel).
+  void stop() {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard lock(ch_->mutex);
+      ch_->cancel = true;
+    }
+    ch_->room.notify_all();
+    if (PyGILState_Check()) {
+      nb::gil_scoped_release unlocked;
+      thread_.join();
+    } else {
+      thread_.join();
+    }
+    closed_ = true;
+  }
+  void close() {
+    stop();
+    current_.clear();
+    position_ = 0;
+  }
+
+  std::uint64_t listed() const { return yielded_; }
+  bool complete() const { return done_ && ch_->summary.complete; }
+  bool timed_out() const { return done_ && ch_->summary.timed_out; }
+  nb::object seconds() const { return done_ ? nb::object(nb::float_(ch_->summary.seconds)) : nb::none(); }
+  nb::object planned_bytes() const { return done_ ? nb::object(nb::int_(ch_->summary.planned_bytes)) : nb::none(); }
+  nb::object reason() const { return done_ ? nb::object(nb::str(ch_->summary.plan.reason.c_str())) : nb::none(); }
+
+ private:
+  // The next batch into current_; false at the end. Waits with the GIL released and looks for
+  // signals every 50 ms; a handler that raises cancels the listing first.
+  bool take_batch() {
+    if (closed_ || done_) return false;
+    for (;;) {
+      bool have = false, finished = false;
+      {
+        nb::gil_scoped_release unlocked;
+        std::unique_lock lock(ch_->mutex);
+        ch_->consumer_waiting = true;
+        ch_->arrived.wait_for(lock, std::chrono::milliseconds(50),
+                              [&] { return !ch_->queue.empty() || ch_->finished; });
+        ch_->consumer_waiting = false;
+        if (!ch_->queue.empty()) {
+          current_ = std::move(ch_->queue.front());
+          ch_->queue.pop_front();
+          have = true;
+        } else {
+          finished = ch_->finished;
+        }
+      }
+      if (have) {
+        ch_->room.notify_one();
+        return true;
+      }
+      if (finished) {
+        {
+          nb::gil_scoped_release unlocked;
+          thread_.join();
+        }
+        done_ = true;
+        if (ch_->failure) std::rethrow_exception(ch_->failure);
+        return false;
+      }
+      if (PyErr_CheckSignals() != 0) {
+        nb::python_error signal_error;  // takes the pending exception
+        stop();
+        throw signal_error;
+      }
+    }
+  }
+
+  std::shared_ptr<channel> ch_;
+  listing_request request_;  // the thread reads it: it lives as long as the iterator
+  std::thread thread_;
+  subset_batch current_;
+  std::size_t position_ = 0;
+  std::uint64_t yielded_ = 0;
+  bool done_ = false;    // the listing ended and its summary is read
+  bool closed_ = false;  // closed early: no more subsets
+};
+
+ssum::backend backend_of(const std::string& name) {
+  if (name == "auto") return ssum::backend::automatic;
+  if (name == "cpu") return ssum::backend::cpu;
+  if (name == "cuda") return ssum::backend::cuda;
+  throw nb::value_error(("backend must be 'auto', 'cpu' or 'cuda', not '" + ssum::printable(name) + "'").c_str());
+}
+
+}  // namespace
+
+void bind_listing(nb::module_& m) {
+  nb::class_<solutions_iterator>(m, "Solutions",
+                                 "The iterator of ssum.solutions: each subset as a list of indices, then a summary.")
+      .def("__iter__", [](nb::handle self) { return nb::borrow(self); })
+      .def("__next__", &solutions_iterator::next)
+      .def("close", &solutions_iterator::close)
+      .def("__enter__", [](nb::handle self) { return nb::borrow(self); })
+      .def("__exit__", [](solutions_iterator& it, nb::args) { it.close(); })
+      .def_prop_ro("listed", &solutions_iterator::listed)
+      .def_prop_ro("complete", &solutions_iterator::complete)
+      .def_prop_ro("timed_out", &solutions_iterator::timed_out)
+      .def_prop_ro("seconds", &solutions_iterator::seconds)
+      .def_prop_ro("planned_bytes", &solutions_iterator::planned_bytes)
+      .def_prop_ro("reason", &solutions_iterator::reason)
+      .def("__repr__", [](const solutions_iterator& it) {
+        return "<ssum.Solutions: " + std::to_string(it.listed()) + " listed" +
+               (it.complete() ? ", complete>" : it.timed_out() ? ", timed out>" : ">");
+      });
+
+  // The arguments come checked and scaled from ssum.solutions (python/ssum/__init__.py).
+  m.def(
+      "_solutions",
+      [](nb::handle weights, nb::handle target, nb::handle high, std::size_t min_items,
+         std::optional<std::size_t> max_items, std::uint64_t limit, std::optional<double> time_limit,
+         std::optional<long long> memory, std::optional<long long> threads, const std::string& backend) {
+        listing_request r;
+        r.backend = backend_of(backend);
+        r.problem.weights = to_weights(weights);
+        if (!target.is_none()) r.problem.target = to_int128(target, "target");
+        if (!high.is_none()) r.options.high = to_int128(high, "the window's top");
+        r.options.min_items = min_items;
+        r.options.max_items = max_items.value_or(SIZE_MAX);
+        r.options.limit = limit;
+        if (time_limit) r.options.time_limit = *time_limit;
+        if (memory) r.options.memory_limit = static_cast<std::uint64_t>(*memory);
+        if (threads) r.threads = static_cast<unsigned>(*threads);
+        return new solutions_iterator(std::move(r));
+      },
+      "weights"_a, "target"_a.none(), "high"_a.none(), "min_items"_a, "max_items"_a.none(), "limit"_a,
+      "time_limit"_a.none(), "memory"_a.none(), "threads"_a.none(), "backend"_a, nb::rv_policy::take_ownership);
+}
+
+}  // namespace ssum::python
