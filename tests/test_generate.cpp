@@ -2,6 +2,7 @@
 // exhaustive search on small n.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstdlib>
@@ -61,12 +62,12 @@ std::optional<std::uint64_t> brute_force(const problem& p) {
   return std::nullopt;
 }
 
-const std::vector<std::string> seeded_classes = {"random", "planted", "zero-sum", "partition",
-                                                 "evenodd", "pthree", "psix",     "somatoth"};
+const std::vector<std::string> seeded_classes = {"random", "planted", "zero-sum", "partition", "evenodd",
+                                                 "pthree", "psix",    "somatoth", "invoices"};
 
 TEST(Generate, ClassList) {
-  const std::vector<std::string> expected = {"random",  "planted", "zero-sum", "partition", "todd",
-                                             "avis",    "evenodd", "pthree",   "psix",      "somatoth"};
+  const std::vector<std::string> expected = {"random",  "planted", "zero-sum", "partition", "todd",    "avis",
+                                             "evenodd", "pthree",  "psix",     "somatoth",  "invoices"};
   EXPECT_EQ(ssum::generator_classes(), expected);
 }
 
@@ -323,7 +324,7 @@ TEST(Generate, BadArguments) {
     EXPECT_NO_THROW(ssum::generate(cls, 10, 1, 0));
     EXPECT_NO_THROW(ssum::generate(cls, 10, 62, 0));
   }
-  for (const char* cls : {"todd", "avis", "evenodd", "pthree", "psix", "somatoth"}) {
+  for (const char* cls : {"todd", "avis", "evenodd", "pthree", "psix", "somatoth", "invoices"}) {
     try {
       ssum::generate(cls, 10, 10, 0);
       ADD_FAILURE() << cls << " accepted --bits";
@@ -342,6 +343,82 @@ TEST(Generate, BadArguments) {
   EXPECT_THROW(ssum::generate("Random", 10, std::nullopt, 0), std::invalid_argument);
 }
 
+// --- invoices ---------------------------------------------------------------------------
+
+// Every weight in cents, between 10.00 and 20,000.00; the scale is cents for invoices only.
+TEST(GenerateInvoices, AmountsAndScale) {
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{40}, std::size_t{500}}) {
+    for (std::uint64_t seed : {0ULL, 1ULL, 99ULL, ~0ULL}) {
+      const problem p = ssum::generate("invoices", n, std::nullopt, seed);
+      ASSERT_EQ(p.weights.size(), n);
+      EXPECT_EQ(p.decimals, 2u);
+      ASSERT_TRUE(p.target.has_value());
+      int128 total = 0;
+      for (const int128 w : p.weights) {
+        EXPECT_GE(w, int128{1000}) << str(w);
+        EXPECT_LE(w, int128{2000000}) << str(w);
+        total += w;
+      }
+      EXPECT_GE(*p.target, int128{0});
+      EXPECT_LE(*p.target, total);
+      if (n >= 3) EXPECT_GE(*p.target, int128{3000}) << "at least three invoices of at least 10.00";
+    }
+  }
+  for (const auto& cls : ssum::generator_classes()) {
+    if (cls != "invoices") EXPECT_EQ(ssum::generate(cls, 20, std::nullopt, 4).decimals, 0u) << cls;
+  }
+}
+
+// Log-uniform by octaves: every octave [10.00 x 2^k, 20.00 x 2^k) holds about 1/11 of the
+// amounts (the last one, cut at 20,000.00, all of its share).
+TEST(GenerateInvoices, OctavesEquallyLikely) {
+  const std::size_t n = 22000;
+  const problem p = ssum::generate("invoices", n, std::nullopt, 3);
+  std::vector<std::size_t> per_octave(11, 0);
+  for (const int128 w : p.weights) {
+    int k = 0;
+    while (k < 10 && w >= int128{2000} << k) ++k;
+    ++per_octave[static_cast<std::size_t>(k)];
+  }
+  for (std::size_t k = 0; k < per_octave.size(); ++k) {
+    EXPECT_GT(per_octave[k], 1700u) << "octave " << k;  // expected 2000, sd about 43
+    EXPECT_LT(per_octave[k], 2300u) << "octave " << k;
+  }
+}
+
+// The text form has cents on every amount, and reads back to the same instance.
+TEST(GenerateInvoices, TextHasCentsAndReadsBack) {
+  const problem p = ssum::generate("invoices", 40, std::nullopt, 2024);
+  const std::string text = ssum::format_problem(p);
+  std::size_t amounts = 0, pos = 0;
+  while (pos < text.size()) {
+    std::size_t end = text.find_first_of(" \n", pos);
+    if (end == std::string::npos) end = text.size();
+    std::string token = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (token.empty() || token == "target:") continue;
+    const std::size_t dot = token.find('.');
+    ASSERT_NE(dot, std::string::npos) << token;
+    EXPECT_EQ(token.size() - dot, 3u) << token;  // exactly two decimals
+    EXPECT_EQ(token.find_first_not_of("0123456789."), std::string::npos) << token;
+    ++amounts;
+  }
+  EXPECT_EQ(amounts, 41u);  // 40 weights and the target
+  const problem q = ssum::parse_problem(text, ssum::read_options{});
+  EXPECT_TRUE(same(p, q));
+  EXPECT_EQ(q.decimals, 2u);
+}
+
+// Pinned output, checked against an independent Python model of mt19937_64 and the sampling:
+// the amounts are 4195.92, 2908.85, 5601.62, 878.64, 111.22 and 15.23, and
+// the payment 9515.56 is five of them (all but 4195.92).
+TEST(GenerateInvoices, PinnedOutput) {
+  const problem p = ssum::generate("invoices", 6, std::nullopt, 42);
+  const std::vector<int128> expected = {419592, 290885, 560162, 87864, 11122, 1523};
+  EXPECT_EQ(p.weights, expected);
+  EXPECT_TRUE(p.target == int128{951556}) << str(*p.target);
+}
+
 // --- feasibility by exhaustive search -------------------------------------------------
 
 TEST(GenerateBruteForce, PlantedIsFeasible) {
@@ -353,6 +430,23 @@ TEST(GenerateBruteForce, PlantedIsFeasible) {
       const auto mask = brute_force(p);
       ASSERT_TRUE(mask.has_value()) << "n " << n << " seed " << seed;
       EXPECT_TRUE(subset_sum(p, *mask) == *p.target);
+    }
+  }
+}
+
+// The payment is the sum of 3 to 6 distinct invoices (all of them when n < 3): some subset of
+// that size reaches the target, found by enumerating every subset.
+TEST(GenerateBruteForce, InvoicesPaymentCoversThreeToSixInvoices) {
+  for (std::size_t n = 1; n <= 16; ++n) {
+    for (std::uint64_t seed = 0; seed < 12; ++seed) {
+      const problem p = ssum::generate("invoices", n, std::nullopt, seed);
+      const std::size_t lo = std::min<std::size_t>(n, 3), hi = std::min<std::size_t>(n, 6);
+      bool found = false;
+      for (std::uint64_t mask = 1; mask < (std::uint64_t{1} << n) && !found; ++mask) {
+        const auto k = static_cast<std::size_t>(std::popcount(mask));
+        found = k >= lo && k <= hi && subset_sum(p, mask) == *p.target;
+      }
+      EXPECT_TRUE(found) << "n " << n << " seed " << seed << " target " << str(*p.target);
     }
   }
 }

@@ -12,7 +12,8 @@
 namespace ssum {
 
 /// Names accepted by generate(): random, planted, zero-sum, partition, todd, avis, evenodd,
-/// pthree, psix, somatoth.
+/// pthree, psix, somatoth, invoices. Every class gives integer weights (decimals 0) but
+/// invoices, whose amounts are cents: decimals 2, so that format_problem writes 1234.56.
 const std::vector<std::string>& generator_classes();
 
 /// The bit width used by `random`, `planted`, `zero-sum` and `partition` when none is given: the largest

@@ -240,11 +240,41 @@ problem make_somatoth(std::size_t n, std::mt19937_64& rng) {
   return p;
 }
 
+// Open invoices with cents, and one bank payment that settles a few of them. Amounts are in
+// cents (decimals = 2), log-uniform by octaves between 10.00 and 20,000.00: an octave k
+// uniform in [0, 10], then a cent amount uniform in [1000 2^k, min(2000 2^k - 1, 2,000,000)].
+// Integers only, so that a seed gives the same amounts everywhere (no std::log or std::exp).
+// The target is the sum of m distinct invoices, m uniform in [3, 6] (all n when n < m),
+// chosen by a partial Fisher-Yates shuffle of the indices.
+problem make_invoices(std::size_t n, std::mt19937_64& rng) {
+  constexpr std::int64_t lowest = 1000;     // 10.00
+  constexpr std::int64_t highest = 2000000;  // 20,000.00
+  constexpr std::uint64_t octaves = 11;      // the last, from 10,240.00, is cut at 20,000.00
+  problem p;
+  p.decimals = 2;
+  p.weights.resize(n);
+  for (auto& x : p.weights) {
+    const std::int64_t lo = lowest << uniform_below(rng, octaves);
+    x = uniform_in(rng, lo, std::min(2 * lo - 1, highest));
+  }
+  const auto m = std::min<std::size_t>(n, static_cast<std::size_t>(uniform_in(rng, 3, 6)));
+  std::vector<std::size_t> order(n);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  int128 t = 0;
+  for (std::size_t i = 0; i < m; ++i) {
+    const auto j = i + static_cast<std::size_t>(uniform_below(rng, n - i));
+    std::swap(order[i], order[j]);
+    t += p.weights[order[i]];
+  }
+  p.target = t;
+  return p;
+}
+
 }  // namespace
 
 const std::vector<std::string>& generator_classes() {
-  static const std::vector<std::string> names = {"random",  "planted", "zero-sum", "partition", "todd",
-                                                 "avis",    "evenodd", "pthree",   "psix",      "somatoth"};
+  static const std::vector<std::string> names = {"random",  "planted", "zero-sum", "partition", "todd",    "avis",
+                                                 "evenodd", "pthree",  "psix",     "somatoth",  "invoices"};
   return names;
 }
 
@@ -292,6 +322,7 @@ problem generate(std::string_view cls, std::size_t n, std::optional<int> bits, s
   if (cls == "evenodd") return make_evenodd(n, rng);
   if (cls == "pthree") return make_uniform(n, 1000, rng);
   if (cls == "psix") return make_uniform(n, 1000000, rng);
+  if (cls == "invoices") return make_invoices(n, rng);
   return make_somatoth(n, rng);
 }
 
