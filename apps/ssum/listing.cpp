@@ -134,6 +134,7 @@ problem windowed(problem p, const listing_flags& f, listing_request& r) {
     if (hi < lo) bad("--target-range: HI is below LO, so the window is empty");
     p.target = lo;
     r.options.high = hi;
+    r.ranged = true;
   }
   if (f.tolerance) {
     const int128 d = parse_amount_at(*f.tolerance, p.decimals, "--tolerance");
@@ -144,6 +145,7 @@ problem windowed(problem p, const listing_flags& f, listing_request& r) {
     if (t < bottom + d || t > top - d) bad("--tolerance: the window passes the 128-bit range");
     p.target = t - d;
     r.options.high = t + d;
+    r.centre = t;
   }
   return p;
 }
@@ -221,7 +223,9 @@ int run_listing(const listing_request& request, const problem& p, const std::ato
     if (request.asked == question::every) summary["listed"] = listed;
     summary["complete"] = complete;
     summary["status"] = status;
-    summary["target"] = p.target ? number(lo, p.decimals) : nlohmann::json(nullptr);
+    summary["target"] = request.centre ? number(*request.centre, p.decimals)
+                        : p.target && !request.ranged ? number(lo, p.decimals)
+                                                      : nlohmann::json(nullptr);
     summary["window"] = {number(lo, p.decimals), number(hi, p.decimals)};
     if (p.decimals) summary["decimals"] = p.decimals;
     summary["min_items"] = options.min_items;
@@ -238,8 +242,8 @@ int run_listing(const listing_request& request, const problem& p, const std::ato
                             : complete  ? "every one"
                             : timed_out ? "the time limit ran out first: there may be more"
                                         : "the first ones: --limit";
-    out.add("# " + std::to_string(listed) + " subsets" + sizes +
-            " sum to " + goal + " (" + how + "); two-list on cpu in " + seconds_text(result.seconds) + " s\n");
+    out.add("# " + std::to_string(listed) + (listed == 1 ? " subset" : " subsets") + sizes +
+            (listed == 1 ? " sums to " : " sum to ") + goal + " (" + how + "); two-list on cpu in " + seconds_text(result.seconds) + " s\n");
   } else if (request.asked == question::count) {
     if (complete) {
       out.add("solutions: " + std::to_string(listed) + " subsets" + sizes + " sum to " + goal + "\n");

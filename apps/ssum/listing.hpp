@@ -20,6 +20,8 @@ struct listing_request {
   std::uint64_t limit = 0;           // every: stop after this many (0: all)
   bool json = false;
   listing_options options;           // the window's top, the size bounds, time and memory
+  std::optional<int128> centre;      // --tolerance: the target the window is around
+  bool ranged = false;               // --target-range: a window with no target of its own
   backend which = backend::automatic;
   unsigned threads = 0;
 };

@@ -27,9 +27,15 @@ NB_MODULE(_ssum, m) {
       "generate",
       [](const std::string& cls, std::size_t n, std::optional<int> bits, std::uint64_t seed) {
         const ssum::problem p = ssum::generate(cls, n, bits, seed);
+        // Classes of amounts with cents (invoices) come back as Decimals in their units.
+        const nb::object decimal = p.decimals ? nb::module_::import_("decimal").attr("Decimal") : nb::none();
+        const auto value = [&](ssum::int128 v) -> nb::object {
+          if (!p.decimals) return ssum::python::to_python(v);
+          return decimal(ssum::format_amount(v, p.decimals));
+        };
         nb::list weights;
-        for (const ssum::int128 w : p.weights) weights.append(ssum::python::to_python(w));
-        nb::object target = p.target ? ssum::python::to_python(*p.target) : nb::none();
+        for (const ssum::int128 w : p.weights) weights.append(value(w));
+        nb::object target = p.target ? value(*p.target) : nb::none();
         return nb::make_tuple(weights, target);
       },
       "cls"_a, "n"_a, "bits"_a = nb::none(), "seed"_a = 1);  // ssum gen's default
