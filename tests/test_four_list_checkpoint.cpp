@@ -44,6 +44,16 @@ ssum::solution stopped_at(const ssum::problem& p, ssum::solve_options o, double 
   return ssum::solve(ssum::cpu{2}, p, o);
 }
 
+// Options that keep `file` at every finished unit, after a search of p stopped at `share` of
+// its classes has left the file behind.
+ssum::solve_options stopped_with_file(const ssum::problem& p, const fs::path& file, bool count, double share) {
+  ssum::solve_options o = four_list(count);
+  o.checkpoint = file.string();
+  o.checkpoint_seconds = 0;
+  EXPECT_THROW(stopped_at(p, o, share), ssum::interrupted);
+  return o;
+}
+
 TEST(FourListCheckpoint, AStoppedCountContinuesToTheSameCount) {
   for (const bool zero_sum : {false, true}) {
     SCOPED_TRACE(zero_sum ? "zero-sum" : "target");
@@ -98,10 +108,7 @@ TEST(FourListCheckpoint, AStoppedDecisionContinuesToTheSameVerdict) {
 TEST(FourListCheckpoint, AnotherInstancesOrADamagedFileIsRefusedAndKept) {
   const ssum::problem p = many_solutions(40, 14, 11);
   const fs::path file = scratch("refused.ckpt");
-  ssum::solve_options o = four_list(true);
-  o.checkpoint = file.string();
-  o.checkpoint_seconds = 0;
-  EXPECT_THROW(stopped_at(p, o, 0.3), ssum::interrupted);
+  ssum::solve_options o = stopped_with_file(p, file, true, 0.3);
   const std::string kept = contents(file);
   ASSERT_FALSE(kept.empty());
   // Another instance (one weight changed), and the same instance without the count.
@@ -150,10 +157,7 @@ TEST(FourListCheckpoint, ACountWhoseFinishedUnitsHoldEverySolutionIsFeasible) {
   const ssum::solution whole = ssum::solve(ssum::cpu{2}, p, four_list(true));
   ASSERT_TRUE(whole.feasible);
   const fs::path file = scratch("all-found.ckpt");
-  ssum::solve_options o = four_list(true);
-  o.checkpoint = file.string();
-  o.checkpoint_seconds = 0;
-  EXPECT_THROW(stopped_at(p, o, 0.3), ssum::interrupted);
+  ssum::solve_options o = stopped_with_file(p, file, true, 0.3);
   const auto saved = ssum::detail::read_checkpoint(file.string());
   ASSERT_TRUE(saved.has_value());
   ASSERT_GT(saved->state.count, 0u) << "the instance has solutions in most units";
@@ -176,10 +180,7 @@ TEST(FourListCheckpoint, ACountWhoseFinishedUnitsHoldEverySolutionIsFeasible) {
 TEST(FourListCheckpoint, ADecisionWhoseFileHoldsItsSubsetAnswersWithIt) {
   const ssum::problem p = many_solutions(40, 14, 8);
   const fs::path file = scratch("decided.ckpt");
-  ssum::solve_options counting = four_list(true);
-  counting.checkpoint = file.string();
-  counting.checkpoint_seconds = 0;
-  EXPECT_THROW(stopped_at(p, counting, 0.3), ssum::interrupted);
+  stopped_with_file(p, file, true, 0.3);
   const auto counted = ssum::detail::read_checkpoint(file.string());
   ASSERT_TRUE(counted && counted->state.subset);
   ssum::solve_options o = four_list(false);

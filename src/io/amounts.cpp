@@ -10,15 +10,6 @@ namespace ssum::io {
 namespace {
 
 constexpr bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
-constexpr bool is_blank(char c) noexcept {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_blank(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 std::size_t count_digits(std::string_view s, std::size_t from) {
   std::size_t i = from;
@@ -169,28 +160,26 @@ void instance_builder::raise_scale(unsigned d, std::string_view token, std::size
   p.decimals = d;
 }
 
-void instance_builder::add_amount(const amount& a, std::string_view token, std::size_t line,
+int128 instance_builder::at_scale(const amount& a, const char* what, std::string_view token, std::size_t line,
                                   const std::string& where) {
   raise_scale(a.decimals, token, line, where);
-  const auto w = scale_up(a.value, p.decimals - a.decimals);
-  if (!w) {
-    throw input_error("weight " + in_quotes(token) + where + " scaled by 10^" + std::to_string(p.decimals) +
+  const auto v = scale_up(a.value, p.decimals - a.decimals);
+  if (!v) {
+    throw input_error(what + in_quotes(token) + where + " scaled by 10^" + std::to_string(p.decimals) +
                           " needs more than 127 bits",
                       line);
   }
-  add(*w, line, where);
+  return *v;
+}
+
+void instance_builder::add_amount(const amount& a, std::string_view token, std::size_t line,
+                                  const std::string& where) {
+  add(at_scale(a, "weight ", token, line, where), line, where);
 }
 
 void instance_builder::set_target(const amount& a, std::string_view token, std::size_t line,
                                   const std::string& where) {
-  raise_scale(a.decimals, token, line, where);
-  const auto t = scale_up(a.value, p.decimals - a.decimals);
-  if (!t) {
-    throw input_error("target " + in_quotes(token) + where + " scaled by 10^" + std::to_string(p.decimals) +
-                          " needs more than 127 bits",
-                      line);
-  }
-  p.target = *t;
+  p.target = at_scale(a, "target ", token, line, where);
 }
 
 namespace {

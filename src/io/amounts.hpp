@@ -21,6 +21,18 @@ struct amount {
 /// Why a token is not an amount; `none` when it is one.
 enum class amount_fault { none, not_a_number, exponent, not_finite, thousands, too_many_decimals, out_of_range };
 
+/// ' ', '\t', '\r' (all that Windows line endings need), '\v', '\f'.
+constexpr bool is_blank(char c) noexcept {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/// `s` without blanks at either end.
+inline std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_blank(s.back())) s.remove_suffix(1);
+  return s;
+}
+
 /// Parses [+-]digits[.digits] (either side of the point may be empty, not both) into `out`.
 amount_fault parse_amount(std::string_view text, amount& out);
 
@@ -57,6 +69,10 @@ class instance_builder {
   void raise_scale(unsigned d, std::string_view token, std::size_t line, const std::string& where);
 
  private:
+  /// The amount at the instance's scale (raised first when it has more decimals); `what`
+  /// ("weight ", "target ") names it in the error when it passes 127 bits.
+  int128 at_scale(const amount& a, const char* what, std::string_view token, std::size_t line,
+                  const std::string& where);
   uint128 total_ = 0;  // sum of |w| so far
 };
 

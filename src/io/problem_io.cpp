@@ -27,16 +27,8 @@
 namespace ssum {
 namespace {
 
-// '\r' counts as a blank, which is all that Windows line endings need.
-constexpr bool is_blank(char c) noexcept {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_blank(s.back())) s.remove_suffix(1);
-  return s;
-}
+using io::is_blank;  // '\r' counts as a blank, which is all that Windows line endings need
+using io::trim;
 
 using io::amount;
 using io::amount_fault;
