@@ -1,7 +1,8 @@
 // The subset enumerator (meet in the middle, Horowitz-Sahni) against brute force over all 2^n
 // subsets: the same set of subsets for every window, size bound and sign of weights, each once
 // and ascending; the limit, the callback's stop and cancel; at n = 40, its count against a
-// dynamic program over sums.
+// dynamic program over sums; under a size bound, the smaller lists' plan and n = 60 against
+// every combination.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <random>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "solver/two_list/enumerate.hpp"
@@ -248,6 +250,89 @@ TEST(EnumerateSubsets, RefusesWhatItCannotHold) {
   EXPECT_THROW(enumerate_subsets(request_for(huge, q), [](const std::vector<std::size_t>&) { return true; }),
                std::invalid_argument);
   EXPECT_EQ(ssum::detail::enumerate_planned_bytes(40), 32.0 * 2 * (1 << 20));
+}
+
+// Under a size bound each half keeps only its subsets of at most max_items items: the plan is
+// sum_{k <= min(c, max_items)} C(c, k) entries per half of c items, counted here by Pascal's
+// triangle, and 2^c per half once the bound reaches the half.
+TEST(EnumerateSubsets, BoundedListsArePlannedByTheirEntries) {
+  std::vector<std::vector<double>> pascal(33, std::vector<double>(33, 0));
+  for (std::size_t c = 0; c <= 32; ++c) {
+    pascal[c][0] = 1;
+    for (std::size_t k = 1; k <= c; ++k) pascal[c][k] = pascal[c - 1][k - 1] + (k < c ? pascal[c - 1][k] : 0);
+  }
+  const auto entries = [&](std::size_t c, std::size_t m) {
+    double e = 0;
+    for (std::size_t k = 0; k <= std::min(c, m); ++k) e += pascal[c][k];
+    return e;
+  };
+  for (const std::size_t n : {0, 1, 7, 20, 31, 40, 59, 60}) {
+    const std::vector<int128> narrow(n, 1), wide(n, int128(1) << 120);
+    for (const std::size_t m : {std::size_t(0), std::size_t(1), std::size_t(4), std::size_t(5), n / 2, n, SIZE_MAX}) {
+      const double count = entries(n / 2, m) + entries(n - n / 2, m);
+      EXPECT_EQ(ssum::detail::enumerate_list_bytes(narrow, m), 16 * count) << "n = " << n << ", m = " << m;
+      if (n == 1) {  // wide sums (n = 0 has none), sum |w| below 2^127
+        EXPECT_EQ(ssum::detail::enumerate_list_bytes(wide, m), 32 * count);
+      }
+    }
+  }
+  // n = 60, at most 5 items: 2 * (1 + 30 + 435 + 4060 + 27405 + 142506) sums, 5.6 MB.
+  const std::vector<int128> w(60, 1);
+  EXPECT_EQ(ssum::detail::enumerate_list_bytes(w, 5), 16.0 * 2 * 174437);
+  EXPECT_EQ(ssum::detail::enumerate_list_bytes(w), 16.0 * 2 * double(1 << 30));
+  // The budget is checked against the bounded plan: 5.6 MB passes where 32 GiB would not.
+  query q;
+  q.lo = q.hi = 1 << 20;  // past every sum of at most 5 ones: nothing listed
+  q.max_items = 5;
+  enumerate_request r = request_for(w, q);
+  r.max_bytes = 16.0 * 2 * 174437;
+  EXPECT_TRUE(enumerate_subsets(r, [](const std::vector<std::size_t>&) { return true; }).complete);
+  r.max_bytes -= 1;
+  EXPECT_THROW(enumerate_subsets(r, [](const std::vector<std::size_t>&) { return true; }),
+               ssum::insufficient_memory);
+}
+
+// n = 60 under size bounds up to 5 items, small weights and a planted 5-subset target: the
+// same set as the k-combinations of the 60 items (k <= 5, 5.8 million), checked one by one.
+TEST(EnumerateSubsets, SixtyItemsUnderASizeBoundMatchEveryCombination) {
+  std::mt19937_64 rng(60);
+  std::vector<int128> w(60);
+  for (auto& x : w) x = std::uniform_int_distribution<int>(1, 1000)(rng);
+  const std::uint64_t planted =
+      (std::uint64_t{1} << 3) | (std::uint64_t{1} << 17) | (std::uint64_t{1} << 29) | (std::uint64_t{1} << 30) |
+      (std::uint64_t{1} << 58);  // across both halves
+  const int128 target = sum_of(w, planted);
+  // by_size[k]: every k-subset with that sum, as masks.
+  std::vector<std::vector<std::uint64_t>> by_size(6);
+  for (std::size_t k = 0; k <= 5; ++k) {
+    std::vector<int> pick(60, 0);
+    std::fill(pick.end() - std::ptrdiff_t(k), pick.end(), 1);  // the first arrangement
+    do {
+      int128 sum = 0;
+      std::uint64_t mask = 0;
+      for (std::size_t i = 0; i < 60; ++i)
+        if (pick[i]) sum += w[i], mask |= std::uint64_t{1} << i;
+      if (sum == target) by_size[k].push_back(mask);
+    } while (std::next_permutation(pick.begin(), pick.end()));
+  }
+  ASSERT_NE(std::find(by_size[5].begin(), by_size[5].end(), planted), by_size[5].end());
+  const std::pair<std::size_t, std::size_t> bounds[] = {{5, 5}, {4, 5}, {4, 4}, {0, 4}, {0, 5}, {2, 3}, {1, 5}};
+  for (const auto& [least, most] : bounds) {
+    std::vector<std::uint64_t> expected;
+    for (std::size_t k = least; k <= most; ++k) expected.insert(expected.end(), by_size[k].begin(), by_size[k].end());
+    std::sort(expected.begin(), expected.end());
+    query q;
+    q.lo = q.hi = target;
+    q.min_items = least;
+    q.max_items = most;
+    enumerate_result result;
+    std::vector<std::uint64_t> got = listed_masks(request_for(w, q), &result);
+    std::sort(got.begin(), got.end());
+    EXPECT_EQ(std::adjacent_find(got.begin(), got.end()), got.end());
+    EXPECT_EQ(got, expected) << "sizes " << least << ".." << most;
+    EXPECT_TRUE(result.complete);
+    std::printf("n = 60, %zu..%zu items: %zu subsets, as the combinations find\n", least, most, got.size());
+  }
 }
 
 // Subsets of positive weights with sum in [lo, hi], by a table over sums (exact in 64 bits

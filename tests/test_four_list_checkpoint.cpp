@@ -191,10 +191,6 @@ TEST(FourListCheckpoint, ADecisionWhoseFileHoldsItsSubsetAnswersWithIt) {
     SCOPED_TRACE(with_subset ? "the file holds a subset" : "no subset (version 1)");
     ssum::detail::write_checkpoint(file.string(), decided.id,
                                    all_done(decided, 1, with_subset ? counted->state.subset : std::nullopt));
-    double searched = 0;
-    o.on_progress = [&](const ssum::progress& pr) {
-      if (pr.stage == "search") searched = std::max(searched, pr.fraction);
-    };
     const ssum::solution resumed = ssum::solve(ssum::cpu{2}, p, o);
     ASSERT_EQ(resumed.status, ssum::status::feasible);
     EXPECT_TRUE(ssum::is_certificate(p, resumed.subset));

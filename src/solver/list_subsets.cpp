@@ -63,7 +63,7 @@ listing list_subsets(backend which, unsigned threads, const problem& p, const li
   out.threads = 1;
   (void)threads;  // one thread: the subsets are handed out in one stream
   const double bytes = n > detail::enumerate_most_items ? detail::enumerate_planned_bytes(n)
-                                                        : detail::enumerate_list_bytes(p.weights);
+                                                        : detail::enumerate_list_bytes(p.weights, options.max_items);
   const double room = host_plan_room(options.memory_limit);
   out.planned_bytes = std::uint64_t(std::min(bytes, 1.8e19));
   out.plan = {"two-list", "cpu",

@@ -45,16 +45,19 @@ struct enumerate_result {
 /// calls: copy it to keep it.
 /// Throws std::invalid_argument for null weights, more than enumerate_most_items items, or
 /// |w| adding up to 2^127 or more; ssum::insufficient_memory when the lists
-/// (enumerate_list_bytes) exceed max_bytes, before allocating.
+/// (enumerate_list_bytes with max_items) exceed max_bytes, before allocating.
 enumerate_result enumerate_subsets(const enumerate_request& r,
                                    const std::function<bool(const std::vector<std::size_t>&)>& on_subset);
 
-/// The bytes of the two half lists for these weights: 16 bytes a sum while sum |w| < 2^63,
-/// 32 beyond. Independent of the number of solutions. Throws std::invalid_argument as
-/// enumerate_subsets does when sum |w| reaches 2^127.
-double enumerate_list_bytes(const std::vector<int128>& weights);
+/// The bytes of the two half lists for these weights under the size bound max_items (the
+/// request's): a half of c items keeps its subsets of at most max_items items,
+/// sum_{k <= min(c, max_items)} C(c, k) sums (2^c when unbounded), 16 bytes a sum while
+/// sum |w| < 2^63, 32 beyond. Independent of the number of solutions. Throws
+/// std::invalid_argument as enumerate_subsets does when sum |w| reaches 2^127.
+double enumerate_list_bytes(const std::vector<int128>& weights, std::size_t max_items = SIZE_MAX);
 
-/// The most bytes enumerate_subsets plans for n items (32-byte entries, both lists).
+/// The most bytes enumerate_subsets plans for n items (32-byte entries, both lists, no size
+/// bound).
 double enumerate_planned_bytes(std::size_t n);
 
 }  // namespace ssum::detail
