@@ -1,13 +1,11 @@
 // `ssum solve --all / --limit / --unique`, and decisions and counts over a window or a number
 // of items (listing.hpp): the subsets printed as ssum::list_subsets hands them out.
 #include "listing.hpp"
-
-#include <unistd.h>
+#include "stdout_text.hpp"
 
 #include <cerrno>
 #include <charconv>
 #include <cstdint>
-#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -25,9 +23,8 @@ namespace {
 using clock_type = std::chrono::steady_clock;
 
 // Standard output in 64 KiB pieces, and at least every 50 ms while subsets come, so that a
-// slow listing shows each subset soon after it is found. A closed pipe (`| head`) ends the
-// process quietly, as it ends other filters; any other failure to write is an error: a list
-// cut short must not pass for a whole one.
+// slow listing shows each subset soon after it is found. A failure to write is an error: a
+// list cut short must not pass for a whole one.
 class output {
  public:
   void add(const std::string& text) {
@@ -35,21 +32,9 @@ class output {
     if (buffer_.size() >= (std::size_t(1) << 16) || clock_type::now() - last_ > std::chrono::milliseconds(50)) flush();
   }
   void flush() {
-    std::size_t done = 0;
-    while (done < buffer_.size()) {
-      const ::ssize_t n = ::write(STDOUT_FILENO, buffer_.data() + done, buffer_.size() - done);
-      if (n > 0) {
-        done += std::size_t(n);
-        continue;
-      }
-      const int err = n < 0 ? errno : 0;
-      if (err == EINTR) continue;
-      if (err == EPIPE) {
-        std::signal(SIGPIPE, SIG_DFL);
-        std::raise(SIGPIPE);
-      }
+    if (const int err = write_stdout(buffer_)) {
       throw std::runtime_error(std::string("cannot write the subsets to standard output: ") +
-                               (err ? std::strerror(err) : "nothing was written"));
+                               (err > 0 ? std::strerror(err) : "nothing was written"));
     }
     buffer_.clear();
     last_ = clock_type::now();
@@ -80,17 +65,16 @@ std::string seconds_text(double s) {
   return text;
 }
 
-// Decimal digits only, 0 to 2^64 - 1.
-std::optional<std::uint64_t> parse_whole(const std::string& text) {
+[[noreturn]] void bad(const std::string& what) { throw input_error(what, 0); }
+
+}  // namespace
+
+std::optional<std::uint64_t> parse_whole(std::string_view text) {
   std::uint64_t value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
   return value;
 }
-
-[[noreturn]] void bad(const std::string& what) { throw input_error(what, 0); }
-
-}  // namespace
 
 listing_request listing_of(const listing_flags& f, bool count, bool target_given, bool checkpoint,
                            const std::string& algorithm) {

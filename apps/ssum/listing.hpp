@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ssum/solve.hpp"
@@ -25,6 +26,10 @@ struct listing_request {
   backend which = backend::automatic;
   unsigned threads = 0;
 };
+
+/// Decimal digits only, 0 to 2^64 - 1 (CLI11 would wrap -1 and 2^70 silently): --seed,
+/// --limit, the item counts.
+std::optional<std::uint64_t> parse_whole(std::string_view text);
 
 /// The listing's flags as given on the command line.
 struct listing_flags {

@@ -29,6 +29,7 @@
 
 #include "listing.hpp"
 #include "progress.hpp"
+#include "stdout_text.hpp"
 #include "ssum/ssum.hpp"
 #if SSUM_HAVE_MPI
 #include "mpi_job.hpp"
@@ -132,20 +133,10 @@ void default_sigpipe() {
 // All of `text` on stdout, or exit 4 naming the error: an answer lost to a full disk must not
 // pass for one delivered.
 int write_answer(const std::string& text, int code) {
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ::ssize_t n = ::write(STDOUT_FILENO, text.data() + done, text.size() - done);
-    if (n > 0) {
-      done += static_cast<std::size_t>(n);
-      continue;
-    }
-    const int err = n < 0 ? errno : 0;
-    if (err == EINTR) continue;
-    if (err == EPIPE) end_by_broken_pipe();
-    return fail(internal, std::string("cannot write the answer to standard output: ") +
-                       (err ? std::strerror(err) : "nothing was written"));
-  }
-  return code;
+  const int err = ssum::cli::write_stdout(text);
+  if (err == 0) return code;
+  return fail(internal, std::string("cannot write the answer to standard output: ") +
+                            (err > 0 ? std::strerror(err) : "nothing was written"));
 }
 
 // What CLI11 printed (help, version) reached stdout, or exit 4.
@@ -181,13 +172,6 @@ std::optional<std::string> bad_omp_num_threads() {
   }
 }
 
-// "--seed 42": decimal digits only, 0 to 2^64 - 1; CLI11 would wrap -1 and 2^70 silently.
-std::optional<std::uint64_t> parse_seed(const std::string& text) {
-  std::uint64_t value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
 
 nlohmann::json target_json(const std::optional<ssum::int128>& t) {
   if (!t) return nullptr;
@@ -296,7 +280,7 @@ int run_solve(const solve_args& args) {
   }
   std::uint64_t seed = ssum::solve_options{}.seed;
   if (args.seed) {
-    const auto value = parse_seed(*args.seed);
+    const auto value = ssum::cli::parse_whole(*args.seed);
     if (!value) return fail(bad_input, "--seed: '" + *args.seed + "' is not an integer from 0 to 2^64 - 1");
     seed = *value;
   }
@@ -603,7 +587,7 @@ static int run_main(int argc, char** argv) {
   try {
     if (solve->parsed()) return run_solve(sa);
     if (gen->parsed()) {
-      const auto seed = parse_seed(seed_text);
+      const auto seed = ssum::cli::parse_whole(seed_text);
       if (!seed) return fail(bad_input, "--seed: '" + seed_text + "' is not an integer from 0 to 2^64 - 1");
       return run_gen(cls, n, bits, *seed);
     }

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <stdexcept>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -83,6 +85,15 @@ class watcher {
 };
 
 }  // namespace
+
+std::optional<clock_type::time_point> deadline_after(double limit, clock_type::time_point start) {
+  if (!(limit >= 0) || !std::isfinite(limit)) {
+    throw std::invalid_argument("the time limit must be a finite number of seconds, 0 or more");
+  }
+  const double longest = std::chrono::duration<double>(clock_type::duration::max()).count() / 4;
+  if (limit == 0 || limit > longest) return std::nullopt;
+  return start + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(limit));
+}
 
 deadline_watch::deadline_watch(clock_type::time_point deadline, const std::atomic<bool>* caller,
                                std::atomic<bool>& stop, std::atomic<bool>& timed_out)

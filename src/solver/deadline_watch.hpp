@@ -6,10 +6,16 @@
 // use: a thread started and joined per solve cost about a tenth of a millisecond, as much as
 // a whole dense solve of 10^4 items.
 #include <atomic>
+#include <optional>
 
 #include "solver/frame.hpp"
 
 namespace ssum::detail {
+
+/// The deadline of a time limit of `limit` seconds from `start`: nullopt for 0 (no limit) and
+/// for a limit beyond what the clock can count to (int64 nanoseconds: 292 years). Throws
+/// std::invalid_argument unless `limit` is a finite number of seconds, 0 or more.
+std::optional<clock_type::time_point> deadline_after(double limit, clock_type::time_point start);
 
 class deadline_watch {
  public:

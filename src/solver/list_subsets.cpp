@@ -2,8 +2,6 @@
 // listing runs the meet-in-the-middle enumerator (two_list/enumerate.hpp) over the instance as
 // given: a reduction that sets items aside (zero weights, forced or heavy items, divisor
 // groups) would have to give back every subset it stands for, so none runs here.
-#include <chrono>
-#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -43,9 +41,7 @@ listing list_subsets(backend which, unsigned threads, const problem& p, const li
                      const std::function<bool(const std::vector<std::size_t>&)>& on_subset) {
   const auto start = detail::clock_type::now();
   check_weight_total(p);
-  if (!(options.time_limit >= 0) || !std::isfinite(options.time_limit)) {
-    throw std::invalid_argument("the time limit must be a finite number of seconds, 0 or more");
-  }
+  const std::optional<detail::clock_type::time_point> deadline = detail::deadline_after(options.time_limit, start);
   if (options.min_items > options.max_items) {
     throw std::invalid_argument("the smallest size asked for (" + std::to_string(options.min_items) +
                                 " items) is above the largest (" + std::to_string(options.max_items) + ")");
@@ -80,12 +76,7 @@ listing list_subsets(backend which, unsigned threads, const problem& p, const li
   // The time limit raises a flag of the listing's own, as it does for a solve.
   std::atomic<bool> stop{false}, timed_out{false};
   std::optional<detail::deadline_watch> watch;
-  const double longest = std::chrono::duration<double>(detail::clock_type::duration::max()).count() / 4;
-  if (options.time_limit > 0 && options.time_limit <= longest) {
-    const auto deadline =
-        start + std::chrono::duration_cast<detail::clock_type::duration>(std::chrono::duration<double>(options.time_limit));
-    watch.emplace(deadline, options.cancel, stop, timed_out);
-  }
+  if (deadline) watch.emplace(*deadline, options.cancel, stop, timed_out);
   detail::enumerate_request request;
   request.weights = &p.weights;
   request.lo = lo;

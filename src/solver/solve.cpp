@@ -230,24 +230,17 @@ solution what_was_chosen(const problem& p, const detail::choice& c, const solve_
 // stop at the deadline returns status::unknown.
 template <class Solve>
 solution within_time_limit(const solve_options& options, Solve&& solve_with) {
-  const double limit = options.time_limit;
-  if (!(limit >= 0) || !std::isfinite(limit)) {
-    throw std::invalid_argument("the time limit must be a finite number of seconds, 0 or more");
-  }
+  const auto start = detail::clock_type::now();
+  const std::optional<detail::clock_type::time_point> deadline = detail::deadline_after(options.time_limit, start);
   if (!(options.checkpoint_seconds >= 0) || !std::isfinite(options.checkpoint_seconds)) {
     throw std::invalid_argument("the checkpoint's interval must be a finite number of seconds, 0 or more");
   }
   // A path that cannot serve (a FIFO, a folder, no permission) is refused before the search.
   if (!options.checkpoint.empty()) check_checkpoint_path(options.checkpoint);
   solution chosen;  // what was chosen, for an unknown answer too
-  // A limit beyond what the clock can count to (int64 nanoseconds: 292 years) is no limit.
-  const double longest = std::chrono::duration<double>(detail::clock_type::duration::max()).count() / 4;
-  if (limit == 0 || limit > longest) return solve_with(options, chosen);
-  const auto start = detail::clock_type::now();
-  const auto deadline = start + std::chrono::duration_cast<detail::clock_type::duration>(
-                                    std::chrono::duration<double>(limit));
+  if (!deadline) return solve_with(options, chosen);
   std::atomic<bool> stop{false}, timed_out{false};
-  const detail::deadline_watch watch(deadline, options.cancel, stop, timed_out);  // until the return
+  const detail::deadline_watch watch(*deadline, options.cancel, stop, timed_out);  // until the return
   solve_options limited = options;
   limited.cancel = &stop;
   try {
