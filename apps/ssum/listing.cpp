@@ -217,9 +217,15 @@ int run_listing(const listing_request& request, const problem& p, const std::ato
     summary["n"] = p.weights.size();
     summary["algorithm"] = result.algorithm.empty() ? "two-list" : result.algorithm;
     summary["backend"] = result.backend.empty() ? "cpu" : result.backend;
-    summary["plan"] = {{"algorithm", result.plan.algorithm}, {"backend", result.plan.backend}, {"reason", result.plan.reason}};
-    summary["seconds"] = {{"total", result.seconds}, {"wall", wall}};
-    summary["memory"] = {{"planned_bytes", result.planned_bytes}, {"peak_rss_bytes", peak_resident_bytes()}};
+    // An interrupt ends the listing by an exception: its plan and timings are not known then.
+    const bool known = !result.plan.algorithm.empty();
+    summary["plan"] = known ? nlohmann::json{{"algorithm", result.plan.algorithm},
+                                             {"backend", result.plan.backend},
+                                             {"reason", result.plan.reason}}
+                            : nlohmann::json(nullptr);
+    summary["seconds"] = {{"total", known ? nlohmann::json(result.seconds) : nlohmann::json(nullptr)}, {"wall", wall}};
+    summary["memory"] = {{"planned_bytes", known ? nlohmann::json(result.planned_bytes) : nlohmann::json(nullptr)},
+                         {"peak_rss_bytes", peak_resident_bytes()}};
     out.add(summary.dump() + "\n");
   } else if (request.asked == question::every) {
     const std::string how = stopped     ? "stopped by an interrupt"
