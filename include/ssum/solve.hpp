@@ -195,12 +195,17 @@ struct listing {
 /// Hands every subset of p whose sum lies in the window (and whose size lies in the bounds) to
 /// on_subset, one at a time as it is found, each verified first, as ascending 0-based indices
 /// of p; on_subset returning false stops the listing (complete stays false unless none was
-/// left). Every subset is handed out once: equal weights give distinct subsets. Runs the
-/// meet-in-the-middle listing on the host over the instance as given (no reduction drops a
-/// subset): its two half lists of 2^(n/2) sums are the memory it plans. Throws
-/// ssum::insufficient_memory when they do not fit, ssum::backend_unavailable for
-/// backend::cuda (the listing runs on the host), std::invalid_argument for a zero-sum
-/// instance with `high` or min_items > max_items, ssum::interrupted on cancel.
+/// left). Every subset is handed out once: equal weights give distinct subsets. Runs on the
+/// host over the instance as given (no reduction drops a subset), by whichever enumerator fits
+/// the memory and is expected sooner: the meet in the middle (n <= 60, two half lists of up to
+/// 2^(n/2) sums, fewer under a size bound), the four-list (n <= 120, quarter lists of 2^(n/4)
+/// sums, a window of at most 1024 values searched one target at a time, `threads` threads) or
+/// backtracking through a table of reachable sums (any n, one bit per sum and item). The plan
+/// it took is the listing's `plan`; the bytes it planned bound its memory whatever the number
+/// of subsets. on_subset is called from one thread at a time, not always the caller's. Throws
+/// ssum::insufficient_memory when no enumerator fits (naming the smallest), ssum::backend_unavailable
+/// for backend::cuda, std::invalid_argument for a zero-sum instance with `high` or
+/// min_items > max_items, ssum::interrupted on cancel.
 listing list_subsets(backend which, unsigned threads, const problem& p, const listing_options& options,
                      const std::function<bool(const std::vector<std::size_t>&)>& on_subset);
 
