@@ -103,10 +103,14 @@ listing_request listing_of(const listing_flags& f, bool count, bool target_given
     bad("--target-range LO HI is the target: not with --target or --tolerance");
   }
   if (checkpoint) bad("--checkpoint keeps the four-list's progress: a listing runs in one piece");
-  if (algorithm != "auto" && algorithm != "two-list") {
-    bad("--algorithm " + algorithm + " cannot list subsets or take a window or a number of items: the listing "
-        "runs the two-list (--algorithm auto or two-list)");
+  if (algorithm == "completion") {
+    bad("--algorithm completion cannot list subsets or take a window or a number of items: the listing runs "
+        "the two-list, the four-list or the dp (or auto)");
   }
+  r.options.algo = algorithm == "two-list"    ? algorithm::two_list
+                   : algorithm == "four-list" ? algorithm::four_list
+                   : algorithm == "dp"        ? algorithm::dynamic_programming
+                                              : algorithm::automatic;
   return r;
 }
 
@@ -146,7 +150,8 @@ int run_listing(const listing_request& request, const problem& p, const std::ato
   const int128 lo = p.target.value_or(0);
   const int128 hi = p.target ? options.high.value_or(*p.target) : 0;
   const auto amount = [&](int128 v) { return format_amount(v, p.decimals); };
-  const std::string goal = !p.target ? "0 (a non-empty subset)"
+  const std::string goal = !request.goal.empty() ? request.goal
+                           : !p.target        ? "0 (a non-empty subset)"
                            : lo == hi ? amount(lo)
                                       : "between " + amount(lo) + " and " + amount(hi);
   std::string sizes;
@@ -233,7 +238,8 @@ int run_listing(const listing_request& request, const problem& p, const std::ato
                             : timed_out ? "the time limit ran out first: there may be more"
                                         : "the first ones: --limit";
     out.add("# " + std::to_string(listed) + (listed == 1 ? " subset" : " subsets") + sizes +
-            (listed == 1 ? " sums to " : " sum to ") + goal + " (" + how + "); two-list on cpu in " + seconds_text(result.seconds) + " s\n");
+            (listed == 1 ? " sums to " : " sum to ") + goal + " (" + how + "); " + (result.algorithm.empty() ? "the listing" : result.algorithm) + " on cpu in " +
+            seconds_text(result.seconds) + " s\n");
   } else if (request.asked == question::count) {
     if (complete) {
       out.add("solutions: " + std::to_string(listed) + " subsets" + sizes + " sum to " + goal + "\n");
@@ -263,7 +269,7 @@ int run_listing(const listing_request& request, const problem& p, const std::ato
       out.add("subset (0-based indices): " + indices(subset) + "\n");
       if (lo != hi) out.add("its sum: " + amount(sum) + "\n");
     }
-    out.add("two-list on cpu in " + seconds_text(result.seconds) + " s" +
+    out.add(result.algorithm + " on cpu in " + seconds_text(result.seconds) + " s" +
             (kept.empty() ? std::string(complete ? "; every subset was looked at" : "") : "; each subset was re-verified") +
             "\n");
   }

@@ -25,6 +25,7 @@ struct listing_request {
   bool ranged = false;               // --target-range: a window with no target of its own
   backend which = backend::automatic;
   unsigned threads = 0;
+  std::string goal;  // what the subsets sum to, in words, where the target does not say it (several rows)
 };
 
 /// Decimal digits only, 0 to 2^64 - 1 (CLI11 would wrap -1 and 2^70 silently): --seed,

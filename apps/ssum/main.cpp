@@ -29,6 +29,7 @@
 
 #include "listing.hpp"
 #include "progress.hpp"
+#include "rows_input.hpp"
 #include "stdout_text.hpp"
 #include "ssum/ssum.hpp"
 #if SSUM_HAVE_MPI
@@ -194,6 +195,7 @@ struct solve_args {
   std::optional<std::string> checkpoint;  // the four-list's progress file, as given
   std::optional<std::string> checkpoint_every;  // seconds between its writes, as given
   std::optional<std::string> column;            // CSV: the amounts' column, a header name or a number
+  std::string format = "auto";                  // auto, sum (one row) or rows (several)
   ssum::cli::listing_flags list;  // listing and its constraints (listing.hpp), as given
 };
 
@@ -284,11 +286,30 @@ int run_solve(const solve_args& args) {
     if (!value) return fail(bad_input, "--seed: '" + *args.seed + "' is not an integer from 0 to 2^64 - 1");
     seed = *value;
   }
+  // Several rows take their targets from their file; they fold into one sum for MPI and the
+  // listing, which need that to fit 127 bits.
+  const bool rows_input = ssum::cli::is_rows_input(args.input, args.format);
+  if (rows_input && (args.target || args.column || !args.list.target_range.empty() || args.list.tolerance)) {
+    return fail(bad_input, "a multi-row instance takes its targets from its rows: --target, --column, "
+                           "--target-range and --tolerance do not apply");
+  }
+  std::optional<ssum::rows_problem> rows;
   // The library knows a command-line target: empty input with one is the empty instance. A
   // checkpoint path that cannot serve is refused before a large input is read.
   const auto read_input = [&] {
     if (args.checkpoint) ssum::check_checkpoint_path(*args.checkpoint);
-    return ssum::read_problem(args.input, reading);
+    if (!rows_input) return ssum::read_problem(args.input, reading);
+    rows = ssum::read_rows(args.input);
+    if (std::optional<ssum::rows_encoding> folded = ssum::encode_rows(*rows)) return std::move(folded->single);
+    bool alone = !args.list.any();
+#if SSUM_HAVE_MPI
+    alone = alone && !g_job;
+#endif
+    if (!alone) {
+      throw std::invalid_argument("these rows need " + std::to_string(ssum::rows_encoding_bits(*rows)) +
+                                  " bits, past the 127 of one sum: they are solved in one process, without a listing");
+    }
+    return ssum::problem{};  // solve_rows folds part of them
   };
 #if SSUM_HAVE_MPI
   // Under mpirun rank 0 reads the instance and sends it to the other ranks.
@@ -316,6 +337,7 @@ int run_solve(const solve_args& args) {
     listing.which = args.backend == "cpu" ? ssum::backend::cpu : args.backend == "cuda" ? ssum::backend::cuda
                                                                                        : ssum::backend::automatic;
     listing.threads = args.threads;
+    if (rows) listing.goal = "the targets of all " + std::to_string(rows->rows.size()) + " rows";
     listing.options.time_limit = time_limit;
     listing.options.memory_limit = memory_limit;
     std::signal(SIGINT, on_sigint);
@@ -362,12 +384,16 @@ int run_solve(const solve_args& args) {
     }
     if (!job) return found;  // a rank other than 0: rank 0 answers
   }
+  std::optional<ssum::rows_solution> rows_answer;
   const ssum::solution s = job ? job->answer : [&] {
 #else
+  std::optional<ssum::rows_solution> rows_answer;
   const ssum::solution s = [&] {
 #endif
     const solving_scope guard;
-    return ssum::solve(which, args.threads, p, options);
+    if (!rows) return ssum::solve(which, args.threads, p, options);
+    rows_answer = ssum::solve_rows(which, args.threads, *rows, options);
+    return rows_answer->answer;
   }();
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
@@ -375,8 +401,14 @@ int run_solve(const solve_args& args) {
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
   // Belt and braces: the library verified the subset; the program checks again before printing.
-  if (s.feasible && !ssum::is_certificate(p, s.subset)) {
+  if (s.feasible && (rows ? !ssum::is_rows_certificate(*rows, s.subset) : !ssum::is_certificate(p, s.subset))) {
     return fail(internal, "internal error: the subset found does not verify; no answer is printed");
+  }
+  if (rows) {
+    if (!rows_answer) rows_answer = ssum::rows_solution{s, "fold", rows->rows.size(), ssum::rows_encoding_bits(*rows)};
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    return write_answer(ssum::cli::rows_answer(*rows, *rows_answer, args.json, seconds, time_limit),
+                        s.status == ssum::status::unknown ? unknown : s.feasible ? found : none);
   }
   const bool unknown_answer = s.status == ssum::status::unknown;
   const std::string target_text = p.target ? ssum::format_amount(*p.target, p.decimals) : "0";
@@ -515,7 +547,11 @@ static int run_main(int argc, char** argv) {
 
   solve_args sa;
   CLI::App* solve = app.add_subcommand("solve", "Find a subset of the weights that sums to the target, or prove none exists");
-  solve->add_option("file", sa.input, "Instance file (text or JSON); - or nothing reads standard input");
+  solve->add_option("file", sa.input, "Instance file (text, JSON or CSV; a .dat is several rows); - or nothing reads standard input");
+  solve->add_option("--format", sa.format,
+                    "auto, sum (one row: text, JSON or CSV) or rows (several rows: QOBLIB .dat or JSON "
+                    "{\"rows\": [...], \"targets\": [...]}); auto takes a .dat file or JSON with \"rows\" as rows")
+      ->check(CLI::IsMember({"auto", "sum", "rows"}));
   solve->add_option("--target", sa.target, "Target sum (overrides the file's); without any target: zero-sum");
   solve->add_option("--backend", sa.backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   solve->add_option("--algorithm", sa.algorithm,

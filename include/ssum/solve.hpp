@@ -178,6 +178,9 @@ struct listing_options {
   const std::atomic<bool>* cancel = nullptr;
   double time_limit = 0;
   std::uint64_t memory_limit = 0;
+  /// The enumerator: automatic (whichever fits and is expected sooner), two_list, four_list or
+  /// dynamic_programming (each refused with its reason when it cannot take the listing).
+  algorithm algo = algorithm::automatic;
 };
 
 /// What a listing handed out.

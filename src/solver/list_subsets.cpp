@@ -81,15 +81,51 @@ listing_plan plan_listing(const problem& p, int128 lo, int128 hi, const listing_
   const bool two_fits_n = n <= detail::enumerate_most_items;
   const double two_bytes = two_fits_n ? detail::enumerate_list_bytes(p.weights, o.max_items)
                                       : detail::enumerate_planned_bytes(detail::enumerate_most_items);
-  const bool two_fits = two_fits_n && two_bytes <= room;
+  bool two_fits = two_fits_n && two_bytes <= room;
   const bool four_takes = n <= detail::enumerate_four_most_items && width <= detail::enumerate_four_widest_window;
   const double four_bytes = detail::enumerate_four_bytes(n, threads);
-  const bool four_fits = four_takes && four_bytes <= room;
+  bool four_fits = four_takes && four_bytes <= room;
   const double dp_bytes = detail::enumerate_dp_bytes(p.weights, lo, hi, o.min_items, o.max_items);
-  const bool dp_fits = dp_bytes <= room;
+  bool dp_fits = dp_bytes <= room;
   listing_plan plan;
   const std::string given = " over the instance as given (no reduction: each would have to give back the subsets it sets aside)";
   const double inf = std::numeric_limits<double>::infinity();
+  const std::string items = "n = " + std::to_string(n) + " items";
+  switch (o.algo) {  // one enumerator asked for: it, or why not
+    case algorithm::automatic:
+      break;
+    case algorithm::two_list:
+      if (!two_fits_n) {
+        throw std::invalid_argument("the two-list lists at most " + std::to_string(detail::enumerate_most_items) +
+                                    " items (" + std::to_string(n) + " given)");
+      }
+      if (!two_fits) throw insufficient_memory::needs("listing the subsets of " + items + " (two half lists)", two_bytes, room);
+      four_fits = dp_fits = false;
+      break;
+    case algorithm::four_list:
+      if (!four_takes) {
+        throw std::invalid_argument("the four-list lists at most " + std::to_string(detail::enumerate_four_most_items) +
+                                    " items and a window of at most " +
+                                    std::to_string(detail::enumerate_four_widest_window) + " values");
+      }
+      if (!four_fits) {
+        throw insufficient_memory::needs("listing the subsets of " + items + " (four quarter lists)", four_bytes, room);
+      }
+      two_fits = dp_fits = false;
+      break;
+    case algorithm::dynamic_programming:
+      if (dp_bytes == inf) {
+        throw std::invalid_argument("the dp lists from a table of the reachable sums: their span is too wide for one");
+      }
+      if (!dp_fits) {
+        throw insufficient_memory::needs("listing the subsets of " + items + " (a table of their reachable sums)",
+                                         dp_bytes, room);
+      }
+      two_fits = four_fits = false;
+      break;
+    default:
+      throw std::invalid_argument("the completion search cannot list subsets: it proves nothing");
+  }
   // bytes / 16 entries: the 32-byte entries of wide sums count twice, as they cost about that.
   const double two_s = two_fits ? two_list_seconds(two_bytes / 16) : inf;
   const double four_s = four_fits ? four_list_seconds(n, width, threads) : inf;

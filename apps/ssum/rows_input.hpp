@@ -1,0 +1,21 @@
+#pragma once
+// `ssum solve` on a multi-row instance (market split): whether the input is one, and its
+// answer printed with every row's check.
+#include <string>
+
+#include "ssum/rows.hpp"
+#include "ssum/solve_rows.hpp"
+
+namespace ssum::cli {
+
+/// Whether `path` holds several rows: --format rows, or under --format auto a path ending in
+/// ".dat" (QOBLIB's form) or a JSON file whose object has a "rows" key. Standard input is one
+/// row unless --format rows says otherwise (it cannot be read twice).
+bool is_rows_input(const std::string& path, const std::string& format);
+
+/// The answer's text (or one JSON object) for `s`, whose subset has been checked on every row
+/// of p. `wall`: the process's seconds so far; `time_limit`: the limit that ran out for an
+/// unknown answer.
+std::string rows_answer(const rows_problem& p, const rows_solution& s, bool json, double wall, double time_limit);
+
+}  // namespace ssum::cli

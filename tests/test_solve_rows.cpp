@@ -1,0 +1,139 @@
+// ssum::solve_rows against brute force over all 2^n column subsets: decisions and counts on
+// the fold (rows within 127 bits) and on the fold and check (rows past it), instances out of
+// bounds, the checkpoint and device refusals past 127 bits, and the QOBLIB instances of the
+// test data answered with a subset that meets every row.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ssum/errors.hpp"
+#include "ssum/solve_rows.hpp"
+
+namespace {
+
+using ssum::int128;
+using ssum::rows_problem;
+
+// The subsets (as masks) meeting every row.
+std::vector<std::uint32_t> brute_force(const rows_problem& p) {
+  std::vector<std::uint32_t> found;
+  const std::size_t n = p.columns();
+  for (std::uint32_t mask = 0; mask < (std::uint32_t{1} << n); ++mask) {
+    bool all = true;
+    for (std::size_t i = 0; i < p.rows.size() && all; ++i) {
+      int128 sum = 0;
+      for (std::size_t j = 0; j < n; ++j)
+        if (mask >> j & 1) sum += p.rows[i][j];
+      all = sum == p.targets[i];
+    }
+    if (all) found.push_back(mask);
+  }
+  return found;
+}
+
+// m rows of n coefficients drawn from [lo, hi]; the targets those of a random subset, or
+// (planted = false) one more than that on the first row.
+rows_problem random_rows(std::mt19937_64& rng, std::size_t m, std::size_t n, std::int64_t lo, std::int64_t hi,
+                         bool planted) {
+  rows_problem p;
+  std::vector<bool> x(n);
+  for (std::size_t j = 0; j < n; ++j) x[j] = rng() & 1;
+  for (std::size_t i = 0; i < m; ++i) {
+    std::vector<int128> row(n);
+    int128 t = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+      row[j] = std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+      if (x[j]) t += row[j];
+    }
+    p.rows.push_back(row);
+    p.targets.push_back(t + (!planted && i == 0 ? 1 : 0));
+  }
+  return p;
+}
+
+void expect_answers_like_brute_force(const rows_problem& p, const std::string& method) {
+  const std::vector<std::uint32_t> want = brute_force(p);
+  ssum::solve_options o;
+  const ssum::rows_solution d = ssum::solve_rows(ssum::backend::cpu, 2, p, o);
+  if (!(want.empty() && d.method == "bounds")) {  // a target past its row's reach is settled at once
+    EXPECT_EQ(d.method, method);
+  }
+  EXPECT_EQ(d.answer.feasible, !want.empty());
+  EXPECT_EQ(d.answer.status, want.empty() ? ssum::status::infeasible : ssum::status::feasible);
+  if (d.answer.feasible) {
+    EXPECT_TRUE(ssum::is_rows_certificate(p, d.answer.subset));
+  }
+  o.count = true;
+  const ssum::rows_solution c = ssum::solve_rows(ssum::backend::cpu, 2, p, o);
+  ASSERT_TRUE(c.answer.count.has_value());
+  EXPECT_EQ(c.answer.count->to_string(), std::to_string(want.size()));
+}
+
+TEST(SolveRows, FoldedRowsAgainstBruteForce) {
+  std::mt19937_64 rng(48);
+  for (int trial = 0; trial < 40; ++trial) {
+    const std::size_t m = 2 + std::size_t(trial % 5), n = 6 + std::size_t(trial % 11);
+    const rows_problem p = trial % 3 == 0 ? random_rows(rng, m, n, -3, 4, trial % 2)  // many solutions
+                                          : random_rows(rng, m, n, 0, 100, trial % 2);
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    ASSERT_TRUE(ssum::encode_rows(p).has_value());
+    expect_answers_like_brute_force(p, "fold");
+  }
+}
+
+TEST(SolveRows, RowsPastOneSumAreFoldedInPartAndChecked) {
+  std::mt19937_64 rng(49);
+  for (int trial = 0; trial < 12; ++trial) {
+    // Six rows of 16 coefficients near 2^26: 6 x 30 bits, past the 127 of one sum.
+    const std::size_t n = 10 + std::size_t(trial % 7);
+    rows_problem p = random_rows(rng, 6, n, 1 << 25, 1 << 26, trial % 2);
+    if (trial % 4 == 3) {  // a duplicate column: two solutions for each one
+      for (auto& row : p.rows) row[1] = row[0];
+    }
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    ASSERT_FALSE(ssum::encode_rows(p).has_value());
+    expect_answers_like_brute_force(p, "fold and check");
+  }
+}
+
+TEST(SolveRows, TargetsOutOfReachAndRefusals) {
+  const rows_problem out{{{1, 2, 3}, {4, 5, 6}}, {7, 100}};
+  ssum::solve_options o;
+  o.count = true;
+  const ssum::rows_solution s = ssum::solve_rows(ssum::backend::cpu, 1, out, o);
+  EXPECT_EQ(s.method, "bounds");
+  EXPECT_EQ(s.answer.status, ssum::status::infeasible);
+  EXPECT_EQ(s.answer.count->to_string(), "0");
+
+  std::mt19937_64 rng(50);
+  const rows_problem wide = random_rows(rng, 6, 12, 1 << 25, 1 << 26, true);
+  o = {};
+  o.checkpoint = (std::filesystem::temp_directory_path() / "ssum_rows_never_written").string();
+  EXPECT_THROW(ssum::solve_rows(ssum::backend::cpu, 1, wide, o), std::invalid_argument);
+  EXPECT_FALSE(std::filesystem::exists(o.checkpoint));
+  o = {};
+  EXPECT_THROW(ssum::solve_rows(ssum::backend::cuda, 0, wide, o), ssum::backend_unavailable);
+  EXPECT_THROW(ssum::solve_rows(ssum::backend::cpu, 1, rows_problem{{{1, 2}}, {0, 1}}, o), std::invalid_argument);
+}
+
+TEST(SolveRows, QoblibInstancesOfTheTestData) {
+  const std::filesystem::path dir = std::filesystem::path(SSUM_SOURCE_DIR) / "tests/data/marketsplit";
+  int solved = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".dat") continue;
+    SCOPED_TRACE(entry.path().filename().string());
+    const rows_problem p = ssum::read_rows(entry.path().string());
+    const ssum::rows_solution s = ssum::solve_rows(ssum::backend::cpu, 2, p, ssum::solve_options{});
+    EXPECT_EQ(s.method, "fold");
+    ASSERT_TRUE(s.answer.feasible);
+    EXPECT_TRUE(ssum::is_rows_certificate(p, s.answer.subset));
+    ++solved;
+  }
+  EXPECT_GE(solved, 3);
+}
+
+}  // namespace
