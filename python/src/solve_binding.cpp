@@ -10,7 +10,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <utility>
@@ -23,6 +22,7 @@
 
 #include "bindings.hpp"
 #include "convert.hpp"
+#include "solve_binding.hpp"
 #include "ssum/cuda_device.hpp"
 #include "ssum/errors.hpp"
 #include "ssum/memory.hpp"
@@ -109,9 +109,50 @@ void give_back(solver_thread* t) {
 // A forked child (multiprocessing) has none of its parent's threads: forget them.
 void forget_threads_after_fork() { idle_threads = new std::vector<solver_thread*>(); }
 
-/// Runs solve(cancel) off the calling thread. Every ~50 ms the caller takes the GIL and lets
-/// Python run its signal handlers; when one raises (KeyboardInterrupt for Ctrl-C) the solve is
-/// cancelled, waited for, and that exception propagates.
+// ---- arguments ------------------------------------------------------------------------
+ssum::backend parse_backend(const std::string& name) {
+  if (name == "auto") return ssum::backend::automatic;
+  if (name == "cpu") return ssum::backend::cpu;
+  if (name == "cuda") return ssum::backend::cuda;
+  throw nb::value_error(("backend must be 'auto', 'cpu' or 'cuda', not '" + ssum::printable(name) + "'").c_str());
+}
+
+ssum::algorithm parse_algorithm(const std::string& name) {
+  if (name == "auto") return ssum::algorithm::automatic;
+  if (name == "two-list") return ssum::algorithm::two_list;
+  if (name == "four-list") return ssum::algorithm::four_list;
+  if (name == "dp") return ssum::algorithm::dynamic_programming;
+  if (name == "completion") return ssum::algorithm::completion_search;
+  throw nb::value_error(("algorithm must be 'auto', 'two-list', 'four-list', 'dp' or 'completion', not '" +
+                         ssum::printable(name) + "'")
+                            .c_str());
+}
+
+}  // namespace
+
+solve_settings parse_settings(const std::string& backend, const std::string& algorithm,
+                              std::optional<long long> threads, std::optional<long long> memory, bool count,
+                              std::optional<double> time_limit, unsigned long long seed) {
+  solve_settings r;
+  r.backend = parse_backend(backend);
+  r.options.algo = parse_algorithm(algorithm);
+  if (threads) {
+    if (*threads < 1 || *threads > 4096) throw nb::value_error("threads must be from 1 to 4096, or None for all");
+    r.threads = static_cast<unsigned>(*threads);
+  }
+  if (memory) {
+    if (*memory <= 0) throw nb::value_error("memory must be a number of bytes above 0, or None for what is free");
+    r.options.memory_limit = static_cast<std::uint64_t>(*memory);
+  }
+  if (time_limit) {
+    if (!(*time_limit > 0)) throw nb::value_error("time_limit must be a number of seconds above 0, or None");
+    r.options.time_limit = std::isinf(*time_limit) ? 0 : *time_limit;
+  }
+  r.options.count = count;
+  r.options.seed = seed;
+  return r;
+}
+
 ssum::solution run_interruptible(const std::function<ssum::solution(const std::atomic<bool>*)>& solve) {
   std::atomic<bool> cancel{false};
   std::optional<ssum::solution> result;
@@ -146,30 +187,10 @@ ssum::solution run_interruptible(const std::function<ssum::solution(const std::a
   return std::move(*result);
 }
 
-// ---- arguments ------------------------------------------------------------------------
-ssum::backend parse_backend(const std::string& name) {
-  if (name == "auto") return ssum::backend::automatic;
-  if (name == "cpu") return ssum::backend::cpu;
-  if (name == "cuda") return ssum::backend::cuda;
-  throw nb::value_error(("backend must be 'auto', 'cpu' or 'cuda', not '" + ssum::printable(name) + "'").c_str());
-}
+namespace {
 
-ssum::algorithm parse_algorithm(const std::string& name) {
-  if (name == "auto") return ssum::algorithm::automatic;
-  if (name == "two-list") return ssum::algorithm::two_list;
-  if (name == "four-list") return ssum::algorithm::four_list;
-  if (name == "dp") return ssum::algorithm::dynamic_programming;
-  if (name == "completion") return ssum::algorithm::completion_search;
-  throw nb::value_error(("algorithm must be 'auto', 'two-list', 'four-list', 'dp' or 'completion', not '" +
-                         ssum::printable(name) + "'")
-                            .c_str());
-}
-
-struct solve_request {
+struct solve_request : solve_settings {
   ssum::problem problem;
-  ssum::backend backend = ssum::backend::automatic;
-  unsigned threads = 0;
-  ssum::solve_options options;
 };
 
 /// Whether the solve can run on the calling thread, saving the hand-off to a solver thread
@@ -195,66 +216,13 @@ solve_request make_request(nb::handle weights, nb::handle target, const std::str
                            std::optional<long long> memory, bool count, std::optional<double> time_limit,
                            unsigned long long seed) {
   solve_request r;
-  r.backend = parse_backend(backend);
-  r.options.algo = parse_algorithm(algorithm);
-  if (threads) {
-    if (*threads < 1 || *threads > 4096) throw nb::value_error("threads must be from 1 to 4096, or None for all");
-    r.threads = static_cast<unsigned>(*threads);
-  }
-  if (memory) {
-    if (*memory <= 0) throw nb::value_error("memory must be a number of bytes above 0, or None for what is free");
-    r.options.memory_limit = static_cast<std::uint64_t>(*memory);
-  }
-  if (time_limit) {
-    if (!(*time_limit > 0)) throw nb::value_error("time_limit must be a number of seconds above 0, or None");
-    r.options.time_limit = std::isinf(*time_limit) ? 0 : *time_limit;
-  }
-  r.options.count = count;
-  r.options.seed = seed;
+  static_cast<solve_settings&>(r) = parse_settings(backend, algorithm, threads, memory, count, time_limit, seed);
   r.problem.weights = to_weights(weights);
   if (!target.is_none()) r.problem.target = to_int128(target, "target");
   return r;
 }
 
 // ---- the answer -----------------------------------------------------------------------
-const char* status_name(ssum::status s) {
-  return s == ssum::status::feasible ? "feasible" : s == ssum::status::infeasible ? "infeasible" : "unknown";
-}
-
-struct py_solution {
-  ssum::solution s;
-  // The question as answered, for the attributes in the caller's units: the target (none for
-  // zero-sum), the window's top where one was asked, the scale of decimal input (-1: ints).
-  std::optional<int128> target, high;
-  int decimals = -1;
-  std::optional<int128> sum;  // the subset's, when there is one
-  // unique=True: "none", "unique", "several" or "unknown", and the subsets found (two at most).
-  std::optional<std::string> unique;
-  std::vector<std::vector<std::size_t>> subsets;
-
-  nb::object amount(int128 v) const {
-    if (decimals < 0) return to_python(v);
-    return nb::module_::import_("decimal").attr("Decimal")(ssum::format_amount(v, unsigned(decimals)));
-  }
-  nb::object feasible() const {
-    if (s.status == ssum::status::unknown) return nb::none();
-    return nb::bool_(s.status == ssum::status::feasible);
-  }
-  nb::object count() const { return s.count ? to_python(*s.count) : nb::none(); }
-  std::string repr() const {
-    std::ostringstream out;
-    out << "Solution(status='" << status_name(s.status) << "', subset=[";
-    constexpr std::size_t shown = 20;  // a long subset is cut: repr is for reading
-    for (std::size_t i = 0; i < s.subset.size() && i < shown; ++i) out << (i ? ", " : "") << s.subset[i];
-    if (s.subset.size() > shown) out << ", ... (" << s.subset.size() << " indices)";
-    out << "]";
-    if (unique) out << ", unique='" << *unique << "'";
-    if (s.count) out << ", count=" << s.count->to_string();
-    out << ", algorithm='" << s.algorithm << "', backend='" << s.backend << "', seconds=" << s.seconds.total << ")";
-    return out.str();
-  }
-};
-
 py_solution answer(ssum::solution s, const solve_request& r, std::optional<int> decimals) {
   py_solution p;
   p.s = std::move(s);
@@ -408,7 +376,7 @@ void bind_solve(nb::module_& m) {
                      return p.s.status == ssum::status::feasible ? std::vector<std::vector<std::size_t>>{p.s.subset}
                                                                  : std::vector<std::vector<std::size_t>>{};
                    })
-      .def("__repr__", &py_solution::repr)
+      .def("__repr__", [](const py_solution& p) { return p.repr(); })
       .def("__bool__", [](const py_solution& p) { return p.s.status == ssum::status::feasible; });
 
   // ssum.solve (python/ssum/__init__.py) checks and scales the listing's arguments and decimal

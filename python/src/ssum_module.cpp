@@ -21,6 +21,7 @@ NB_MODULE(_ssum, m) {
 
   ssum::python::bind_solve(m);
   ssum::python::bind_listing(m);
+  ssum::python::bind_rows(m);  // RowsSolution derives from bind_solve's Solution
   ssum::python::bind_primitives(m);
 
   m.def(

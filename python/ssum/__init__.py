@@ -1,14 +1,16 @@
 """Exact subset sum on CPUs and GPUs.
 
 ``ssum.solve(weights, target)`` finds a subset of the weights that sums to the target, or
-proves that none exists; ``ssum.solutions(weights, target)`` yields every such subset. The primitives (``inclusive_scan``, ``exclusive_scan``, ``sort``,
-``merge``) take numpy arrays, and CUDA device arrays (CuPy, PyTorch) through DLPack. See
-docs/python.md.
+proves that none exists; ``ssum.solutions(weights, target)`` yields every such subset;
+``ssum.solve_rows(rows, targets)`` answers several rows at once (market split). The
+primitives (``inclusive_scan``, ``exclusive_scan``, ``sort``, ``merge``) take numpy arrays,
+and CUDA device arrays (CuPy, PyTorch) through DLPack. See docs/python.md.
 """
 
 import collections.abc as _abc
 import decimal as _decimal
 import operator as _operator
+import os as _os
 import re as _re
 
 from . import _ssum
@@ -17,6 +19,7 @@ from ._ssum import (
     CudaError,
     InsufficientMemory,
     OutOfReach,
+    RowsSolution,
     Solution,
     __version__,
     exclusive_scan,
@@ -24,6 +27,7 @@ from ._ssum import (
     inclusive_scan,
     Solutions,
     merge,
+    solve_rows,
     sort,
 )
 
@@ -198,11 +202,26 @@ def solutions(weights, target=None, *, limit=None, items=None, min_items=None, m
                             None if threads is None else _operator.index(threads), backend)
 
 
+def read_rows(path):
+    """A multi-row instance from a file (QOBLIB's market split .dat, or JSON {"rows": ...,
+    "targets": ...}), as ``(rows, targets)``: a list of rows (lists of ints) and a list of
+    ints, ready for :func:`solve_rows`. See __init__.pyi."""
+    path = _os.fspath(path)
+    if not isinstance(path, str):
+        path = _os.fsdecode(path)
+    if path != "-":
+        # Opened here first, so that a missing file is Python's FileNotFoundError (an OSError),
+        # not the ValueError that the reader's input errors become.
+        open(path, "rb").close()
+    return _ssum._read_rows(path)
+
+
 __all__ = [
     "BackendUnavailable",
     "CudaError",
     "InsufficientMemory",
     "OutOfReach",
+    "RowsSolution",
     "Solution",
     "__version__",
     "exclusive_scan",
@@ -210,8 +229,10 @@ __all__ = [
     "generator_classes",
     "inclusive_scan",
     "merge",
+    "read_rows",
     "Solutions",
     "solutions",
     "solve",
+    "solve_rows",
     "sort",
 ]

@@ -1,5 +1,6 @@
 """Exact subset sum on CPUs and GPUs."""
 
+import os
 from collections.abc import Iterable, Iterator
 from decimal import Decimal
 from typing import Any, Literal, Optional, Protocol, SupportsIndex, TypeVar, Union, overload
@@ -114,6 +115,36 @@ class Solution:
         feasible, else []."""
     def __bool__(self) -> bool: ...
 
+class RowsSolution(Solution):
+    """The answer of :func:`solve_rows`: a :class:`Solution` over the columns (``subset``
+    meets every row, ``count`` counts the subsets that do), whose ``target`` and ``sum`` are
+    None (there is one per row: ``targets``, ``sums``), with how the rows were answered."""
+
+    @property
+    def method(self) -> Literal["fold", "fold and check", "lattice", "bounds"]:
+        """"fold": every row folded into one subset sum, solved by :func:`solve`'s solvers;
+        "fold and check": past 127 bits, the rows that fit folded, every subset meeting them
+        listed on the host and checked on the others; "lattice": the lattice stage found the
+        subset; "bounds": a target lies outside the sums its row reaches."""
+    @property
+    def rows_folded(self) -> int:
+        """Rows in the one subset sum (all of them for "fold")."""
+    @property
+    def encoding_bits(self) -> int:
+        """The bits the fold of every row needs (more than 127: "fold and check")."""
+    @property
+    def checked(self) -> int:
+        """"fold and check": subsets of the folded rows checked on the others; else 0."""
+    @property
+    def lattice_seconds(self) -> float:
+        """Time in the lattice stage (0 when it did not run)."""
+    @property
+    def targets(self) -> list[int]:
+        """The targets, one per row."""
+    @property
+    def sums(self) -> Optional[list[int]]:
+        """Each row's sum over the subset (equal to ``targets``); None when not feasible."""
+
 class Solutions(Iterator[list[int]]):
     """The iterator :func:`solutions` returns. Closing it (``close()``, ``del``, leaving a
     ``with`` block, garbage collection) stops the listing and its thread."""
@@ -215,6 +246,45 @@ def solutions(
     released; Ctrl-C cancels the listing and raises KeyboardInterrupt. An error of the listing
     (InsufficientMemory, ...) is raised by next(); argument errors by the call.
     """
+
+def solve_rows(
+    rows: Union[Iterable[_Weights], npt.NDArray[np.integer], npt.NDArray[np.object_]],
+    targets: _Weights,
+    *,
+    backend: _Backend = "auto",
+    algorithm: _Algorithm = "auto",
+    threads: Optional[int] = None,
+    memory: Optional[int] = None,
+    count: Union[bool, np.bool_] = False,
+    time_limit: Optional[float] = None,
+    seed: int = 1,
+) -> RowsSolution:
+    """Finds a subset of the columns that meets every row (``sum(rows[i][j] for j in subset)
+    == targets[i]`` for each i), or proves that none exists: multi-row subset sum, the market
+    split problem.
+
+    rows: m rows (1 to 64) of n coefficients each (n >= 1), as a 2-D integer numpy array
+    (int8 to int64, uint8 to uint64, or an object array of Python ints) or a sequence of rows,
+    each read as :func:`solve` reads its weights (ints up to 127 bits, negative too; each
+    row's absolute values must add up to less than 2^127). targets: m ints, likewise.
+    The other arguments as for :func:`solve`.
+
+    Rows whose fold into one sum fits 127 bits are solved as that one sum (method "fold");
+    past that, the rows that fit are folded and every subset meeting them is checked on the
+    others (method "fold and check", on the host: backend "cuda" is then BackendUnavailable).
+    The GIL is released while the solve runs; Ctrl-C stops it (KeyboardInterrupt).
+    Raises ValueError (no rows or no columns, more than 64 rows, rows of unequal length, a
+    target count other than the row count, a value of 128 bits or more, a row whose absolute
+    values add up to 2^127), TypeError (a value that is not an integer, a float, an array of
+    another dtype, a row that is not a sequence), and what :func:`solve` raises.
+    """
+
+def read_rows(path: Union[str, "os.PathLike[str]"]) -> tuple[list[list[int]], list[int]]:
+    """A multi-row instance read from a file: QOBLIB's market split ``.dat`` form ("m n",
+    then each row's n coefficients and its target), or JSON ``{"rows": [[...], ...],
+    "targets": [...]}``. Returns ``(rows, targets)`` for :func:`solve_rows`. "-" reads standard
+    input. OSError (FileNotFoundError, ...) when the file cannot be opened; ValueError naming
+    the line for malformed content."""
 
 def generate(
     cls: str, n: int, bits: Optional[int] = None, seed: int = 1
