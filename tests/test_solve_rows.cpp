@@ -120,6 +120,36 @@ TEST(SolveRows, TargetsOutOfReachAndRefusals) {
   EXPECT_THROW(ssum::solve_rows(ssum::backend::cpu, 1, rows_problem{{{1, 2}}, {0, 1}}, o), std::invalid_argument);
 }
 
+TEST(SolveRows, TheLatticeStageRacesTheExactSearchAndNeverSaysNone) {
+  // Four rows of coefficients up to 10^6 over 60 columns: the lattice reduction finds the
+  // planted subset in a fraction of a second, where the four-list searches for seconds. Four
+  // threads: one for the lattice beside the exact search.
+  std::mt19937_64 rng(51);
+  const rows_problem low_density = random_rows(rng, 4, 60, 0, 1000000, true);
+  ssum::solve_options o;
+  o.time_limit = 300;  // a bound for a machine where the lattice fails: the four-list answers
+  const ssum::rows_solution s = ssum::solve_rows(ssum::backend::cpu, 4, low_density, o);
+  ASSERT_TRUE(s.answer.feasible);
+  EXPECT_TRUE(ssum::is_rows_certificate(low_density, s.answer.subset));
+  if (s.method == "lattice") {
+    EXPECT_EQ(s.answer.algorithm, "lattice");
+    EXPECT_GT(s.lattice_seconds, 0);
+  } else {
+    EXPECT_EQ(s.method, "fold");  // built without fplll, or the exact search was first
+  }
+  // No solution: whatever the lattice finds (nothing), the exact search proves it.
+  for (int trial = 0; trial < 6; ++trial) {
+    const rows_problem none = random_rows(rng, 3, 18, 0, 50, false);
+    const std::vector<std::uint32_t> want = brute_force(none);
+    const ssum::rows_solution r = ssum::solve_rows(ssum::backend::cpu, 4, none, ssum::solve_options{});
+    EXPECT_EQ(r.answer.feasible, !want.empty());
+    if (r.answer.feasible) {
+      EXPECT_TRUE(ssum::is_rows_certificate(none, r.answer.subset));
+    }
+    EXPECT_NE(r.answer.status, ssum::status::unknown);
+  }
+}
+
 TEST(SolveRows, QoblibInstancesOfTheTestData) {
   const std::filesystem::path dir = std::filesystem::path(SSUM_SOURCE_DIR) / "tests/data/marketsplit";
   int solved = 0;

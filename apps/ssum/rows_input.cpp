@@ -69,6 +69,7 @@ std::string rows_answer(const rows_problem& p, const rows_solution& r, bool json
     j["rows_folded"] = r.rows_folded;
     j["encoding_bits"] = r.encoding_bits;
     if (r.method == "fold and check") j["subsets_checked"] = r.checked;
+    if (r.lattice_seconds > 0) j["lattice_seconds"] = r.lattice_seconds;
     j["algorithm"] = s.algorithm;
     j["backend"] = s.backend;
     j["threads"] = s.threads;

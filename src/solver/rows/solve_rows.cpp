@@ -8,6 +8,9 @@
 #include "ssum/solve_rows.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <thread>
 #include <chrono>
 #include <cstdint>
 #include <limits>
@@ -16,7 +19,10 @@
 #include <string>
 #include <vector>
 
+#include "solver/deadline_watch.hpp"
+#include "solver/lattice/lattice_rows.hpp"
 #include "ssum/errors.hpp"
+#include "ssum/policy.hpp"
 
 namespace ssum {
 namespace {
@@ -52,6 +58,89 @@ rows_problem foldable_part(const rows_problem& p, std::vector<std::size_t>& rest
   return kept;
 }
 
+
+// The lattice stage runs beside the exact search for a decision where it costs little: a
+// host of 4 threads or more (it takes one), or 80 columns and more (QOBLIB m >= 9), where
+// the exact search on the host runs for hours. Not with a checkpoint or a shared search,
+// whose files and units a stop from outside would leave behind.
+bool lattice_races(const rows_problem& p, const solve_options& o, unsigned threads) {
+  if (!detail::lattice_available() || o.count || !o.checkpoint.empty() || o.share || p.rows.size() < 2) return false;
+  const unsigned team = resolved_threads(cpu{threads});
+  return team >= 4 || p.columns() >= 80;
+}
+
+// The exact search on all threads but one and the lattice stage on that one; the first
+// subset stops the other. The lattice's finding nothing is no answer: the exact search's
+// verdict stands: method "fold" with its answer, or "lattice" with the lattice's subset.
+rows_solution race_lattice(backend which, unsigned threads, const rows_problem& p,
+                                          const problem& single, const solve_options& o,
+                                          std::chrono::steady_clock::time_point start) {
+  std::atomic<bool> stop{false}, never{false}, lattice_stop{false}, lattice_found{false};
+  detail::lattice_result found;
+  std::exception_ptr lattice_error;
+  std::thread lattice([&] {
+    try {
+      detail::lattice_options lo;
+      lo.cancel = &lattice_stop;
+      lo.time_limit = o.time_limit;
+      found = detail::solve_rows_lattice(p, lo);
+      if (!found.subsets.empty()) {
+        lattice_found.store(true);
+        stop.store(true);
+      }
+    } catch (...) {
+      lattice_error = std::current_exception();  // the exact search answers alone
+    }
+  });
+  struct joiner {
+    std::thread& t;
+    std::atomic<bool>& flag;
+    ~joiner() {
+      flag.store(true);
+      t.join();
+    }
+  } join_at_end{lattice, lattice_stop};
+  solve_options exact = o;
+  exact.cancel = &stop;
+  // The caller's cancel reaches the exact search through `stop`, as a time limit does.
+  const detail::deadline_watch relay(detail::clock_type::time_point::max(), o.cancel, stop, never);
+  const unsigned team = resolved_threads(cpu{threads});
+  const unsigned exact_threads = which == backend::cuda ? threads : std::max(1u, team - 1);
+  solution answer;
+  try {
+    answer = solve(which, exact_threads, single, exact);
+  } catch (const interrupted&) {
+    if (!lattice_found.load()) throw;
+  }
+  rows_solution out;
+  out.method = "fold";
+  out.rows_folded = p.rows.size();
+  out.encoding_bits = rows_encoding_bits(p);
+  out.lattice_seconds = found.reduce_seconds + found.enumerate_seconds;
+  if (lattice_found.load() && answer.status == status::infeasible && !answer.algorithm.empty()) {
+    throw std::logic_error("internal error: the exact search proved that no subset meets the rows, the lattice found one");
+  }
+  if (!lattice_found.load() || answer.feasible) {  // the exact search's answer, with its plan
+    out.answer = std::move(answer);
+    out.answer.plan.reason += "; the lattice stage ran beside it on one thread";
+    return out;
+  }
+  out.method = "lattice";
+  solution& s = out.answer;
+  s.status = status::feasible;
+  s.feasible = true;
+  s.subset = found.subsets.front();
+  if (!is_rows_certificate(p, s.subset)) throw std::logic_error("internal error: the lattice's subset does not meet every row");
+  s.algorithm = "lattice";
+  s.backend = "cpu";
+  s.threads = 1;
+  s.plan = {"lattice", "cpu",
+            "the lattice stage (fplll's reduction, a {0,1} enumeration) on one thread beside the exact search, "
+            "which it stopped"};
+  s.seconds.search = out.lattice_seconds;
+  s.seconds.total = seconds_since(start);
+  return out;
+}
 }  // namespace
 
 rows_solution solve_rows(backend which, unsigned threads, const rows_problem& p, const solve_options& options) {
@@ -78,9 +167,15 @@ rows_solution solve_rows(backend which, unsigned threads, const rows_problem& p,
     // while the four-list's residue classes reach a subset early (QOBLIB ms_06_050_001 on 2
     // cores: 0.04 s against 1.9 s). A device takes the four-list only below 2^64.
     solve_options o = options;
-    const bool four = o.algo == algorithm::automatic && folded->single.weights.size() >= four_list_from;
+    const bool automatic = o.algo == algorithm::automatic;
+    const bool four = automatic && folded->single.weights.size() >= four_list_from;
     if (four) o.algo = algorithm::four_list;
-    out.answer = solve(which, threads, folded->single, o);
+    if (automatic && lattice_races(p, options, threads)) {
+      out = race_lattice(which, threads, p, folded->single, o, start);
+      if (out.method == "lattice") return out;
+    } else {
+      out.answer = solve(which, threads, folded->single, o);
+    }
     const std::string asked = "the four-list algorithm was asked for";
     if (const std::size_t at = out.answer.plan.reason.find(asked); four && at != std::string::npos) {
       out.answer.plan.reason.replace(at, asked.size(),
