@@ -16,70 +16,24 @@
 #include <utility>
 #include <vector>
 
+#include "enumerate_checks.hpp"
 #include "solver/two_list/enumerate.hpp"
 #include "ssum/errors.hpp"
 
 namespace {
 
+using namespace enumerate_checks;
+
+// What the meet in the middle lists, as masks in the order listed.
+std::vector<std::uint64_t> listed_masks(const enumerate_request& r, enumerate_result* result = nullptr) {
+  return enumerate_checks::listed_masks(
+      r, [](const enumerate_request& q, const auto& f) { return enumerate_subsets(q, f); }, result);
+}
+
 using ssum::int128;
 using ssum::detail::enumerate_request;
 using ssum::detail::enumerate_result;
 using ssum::detail::enumerate_subsets;
-
-struct query {
-  int128 lo = 0, hi = 0;
-  bool non_empty = false;
-  std::size_t min_items = 0, max_items = SIZE_MAX;
-};
-
-// Every subset (as a mask over the n items) in the window and the bounds, ascending masks.
-std::vector<std::uint64_t> brute_force(const std::vector<int128>& w, const query& q) {
-  std::vector<std::uint64_t> found;
-  const std::size_t n = w.size();
-  for (std::uint64_t mask = 0; mask < (std::uint64_t{1} << n); ++mask) {
-    int128 sum = 0;
-    for (std::size_t k = 0; k < n; ++k)
-      if (mask >> k & 1) sum += w[k];
-    const auto size = std::size_t(std::popcount(mask));
-    if (sum < q.lo || sum > q.hi || size < q.min_items || size > q.max_items) continue;
-    if (q.non_empty && mask == 0) continue;
-    found.push_back(mask);
-  }
-  return found;
-}
-
-enumerate_request request_for(const std::vector<int128>& w, const query& q) {
-  enumerate_request r;
-  r.weights = &w;
-  r.lo = q.lo;
-  r.hi = q.hi;
-  r.non_empty = q.non_empty;
-  r.min_items = q.min_items;
-  r.max_items = q.max_items;
-  return r;
-}
-
-// What the enumerator lists, as masks in the order listed; fails the test on an index vector
-// that is not strictly ascending or names an item past n.
-std::vector<std::uint64_t> listed_masks(const enumerate_request& r, enumerate_result* result = nullptr) {
-  std::vector<std::uint64_t> masks;
-  const std::size_t n = r.weights->size();
-  const enumerate_result got = enumerate_subsets(r, [&](const std::vector<std::size_t>& items) {
-    std::uint64_t mask = 0;
-    for (std::size_t k = 0; k < items.size(); ++k) {
-      EXPECT_LT(items[k], n);
-      if (k) {
-        EXPECT_LT(items[k - 1], items[k]);
-      }
-      mask |= std::uint64_t{1} << items[k];
-    }
-    masks.push_back(mask);
-    return true;
-  });
-  EXPECT_EQ(got.listed, masks.size());
-  if (result) *result = got;
-  return masks;
-}
 
 std::vector<int128> random_weights(std::mt19937_64& rng, std::size_t n, int kind) {
   std::vector<int128> w(n);
@@ -96,44 +50,6 @@ std::vector<int128> random_weights(std::mt19937_64& rng, std::size_t n, int kind
     }
   }
   return w;
-}
-
-int128 sum_of(const std::vector<int128>& w, std::uint64_t mask) {
-  int128 s = 0;
-  for (std::size_t k = 0; k < w.size(); ++k)
-    if (mask >> k & 1) s += w[k];
-  return s;
-}
-
-// A random query: windows of every shape around the sum of a random subset, size bounds.
-query random_query(std::mt19937_64& rng, const std::vector<int128>& w) {
-  const std::size_t n = w.size();
-  const std::uint64_t some = n ? rng() & ((std::uint64_t{1} << n) - 1) : 0;
-  const int128 s = sum_of(w, some);
-  int128 total_abs = 0;
-  for (const int128 x : w) total_abs += x < 0 ? -x : x;
-  const int128 spread = total_abs / 8 + 1;
-  query q;
-  switch (rng() % 6) {
-    case 0: q.lo = q.hi = s; break;                                      // lo == hi
-    case 1: q.lo = s - spread; q.hi = s + spread; break;                 // wide
-    case 2: q.lo = s + 1; q.hi = s; break;                               // empty window
-    case 3: q.lo = total_abs + 1; q.hi = total_abs + spread; break;      // past every sum
-    case 4: q.lo = q.hi = 0; q.non_empty = true; break;                  // zero-sum form
-    default: q.lo = -total_abs - 1; q.hi = total_abs + 1; break;         // everything
-  }
-  switch (rng() % 4) {
-    case 0: break;
-    case 1: q.min_items = q.max_items = rng() % (n + 1); break;          // exactly K (0 and n too)
-    case 2: q.min_items = rng() % (n + 2); break;
-    default: {
-      q.min_items = rng() % (n + 1);
-      q.max_items = rng() % (n + 2);
-      break;  // min > max sometimes: nothing
-    }
-  }
-  if (rng() % 8 == 0) q.non_empty = true;
-  return q;
 }
 
 TEST(EnumerateSubsets, MatchesBruteForceOnRandomInstances) {

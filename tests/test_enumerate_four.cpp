@@ -14,43 +14,19 @@
 #include <stdexcept>
 #include <vector>
 
+#include "enumerate_checks.hpp"
 #include "solver/four_list/enumerate_four.hpp"
 #include "ssum/errors.hpp"
 
 namespace {
+
+using namespace enumerate_checks;
 
 using ssum::int128;
 using ssum::detail::enumerate_request;
 using ssum::detail::enumerate_result;
 using ssum::detail::enumerate_subsets;
 using ssum::detail::enumerate_subsets_four;
-
-std::vector<std::uint64_t> brute_force(const enumerate_request& r) {
-  std::vector<std::uint64_t> found;
-  const std::vector<int128>& w = *r.weights;
-  for (std::uint64_t mask = 0; mask < (std::uint64_t{1} << w.size()); ++mask) {
-    int128 sum = 0;
-    for (std::size_t k = 0; k < w.size(); ++k)
-      if (mask >> k & 1) sum += w[k];
-    const auto size = std::size_t(std::popcount(mask));
-    if (sum < r.lo || sum > r.hi || size < r.min_items || size > r.max_items) continue;
-    if (r.non_empty && mask == 0) continue;
-    found.push_back(mask);
-  }
-  return found;
-}
-
-std::uint64_t mask_of(const std::vector<std::size_t>& items, std::size_t n) {
-  std::uint64_t mask = 0;
-  for (std::size_t k = 0; k < items.size(); ++k) {
-    EXPECT_LT(items[k], n);
-    if (k) {
-      EXPECT_LT(items[k - 1], items[k]);
-    }
-    mask |= std::uint64_t{1} << items[k];
-  }
-  return mask;
-}
 
 // The four-list's subsets as sorted masks; fails on a duplicate.
 std::vector<std::uint64_t> four_masks(const enumerate_request& r, unsigned threads, enumerate_result* result = nullptr) {

@@ -1,10 +1,5 @@
 // Reading and writing instances: the text format and the JSON format (see problem.hpp).
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cstdint>
 #include <cstdlib>
@@ -15,12 +10,13 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <type_traits>
 
 #include <nlohmann/json.hpp>
 
 #include "io/amounts.hpp"
+#include "io/input_text.hpp"
+#include "io/json_sax_reader.hpp"
 #include "ssum/errors.hpp"
 #include "ssum/problem.hpp"
 
@@ -34,6 +30,14 @@ using io::amount;
 using io::amount_fault;
 using io::in_quotes;  // cut short, so that one garbage megabyte does not become the message
 using io::instance_builder;
+using io::limit_text;
+using io::line_of;
+
+constexpr const char* kinds = "text and JSON";  // the forms a NUL byte cannot be in
+
+[[noreturn]] void throw_nul(std::string_view text, std::size_t index, const std::string& source = {}) {
+  io::throw_nul(text, index, kinds, source);
+}
 
 // How numbers are read: integers only (the original entry points, whose callers do not look
 // at problem::decimals) or decimal amounts (the read_options ones).
@@ -42,20 +46,6 @@ struct reading {
   bool target_given = false;  // the caller supplies the target: the input's is checked, not kept
 };
 
-std::size_t line_of(std::string_view text, std::size_t index) {
-  return 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + index, '\n'));
-}
-
-[[noreturn]] void throw_nul(std::string_view text, std::size_t index, const std::string& source = {}) {
-  throw input_error("NUL byte in the input (text and JSON instances hold no binary data)", line_of(text, index),
-                    source);
-}
-
-static_assert(max_input_bytes % (std::size_t(1) << 30) == 0, "limit_text() says GiB");
-
-std::string limit_text() {
-  return "more than " + std::to_string(max_input_bytes >> 30) + " GiB of input (ssum::max_input_bytes)";
-}
 
 // Only to choose the message: which kind of wrong a token is.
 enum class token_kind { integer, decimal_fraction, other };
@@ -233,47 +223,15 @@ problem parse_text(std::string_view text, const reading& r) {
 
 // ---- the JSON format --------------------------------------------------------------------
 
-// Hands nlohmann one character at a time and remembers the last one it read, so that schema
-// errors found in SAX events can name a line (nlohmann reports positions only for syntax).
-struct tracking_iterator {
-  using iterator_category = std::input_iterator_tag;
-  using value_type = char;
-  using difference_type = std::ptrdiff_t;
-  using pointer = const char*;
-  using reference = const char&;
-
-  const char* at;
-  const char** last_read;
-
-  reference operator*() const {
-    *last_read = at;
-    return *at;
-  }
-  tracking_iterator& operator++() {
-    ++at;
-    return *this;
-  }
-  tracking_iterator operator++(int) {
-    tracking_iterator old = *this;
-    ++at;
-    return old;
-  }
-  bool operator==(const tracking_iterator& other) const { return at == other.at; }
-};
-
 // Builds the problem from nlohmann's SAX events. The grammar is nlohmann's; this checks only
 // the schema. SAX rather than a DOM because number_float() sees the number's text: "2.0",
 // "1e5" and a 30-digit integer are told apart, and a bare big target is read exactly.
-class json_reader final : public nlohmann::json_sax<nlohmann::json> {
+class json_reader final : public io::json_sax_reader {
  public:
-  json_reader(std::string_view text, const reading& r) : text_(text), reading_(r) {}
+  json_reader(std::string_view text, const reading& r) : json_sax_reader(text), reading_(r) {}
 
   problem read() {
-    const tracking_iterator first{text_.data(), &last_read_};
-    const tracking_iterator last{text_.data() + text_.size(), &last_read_};
-    if (!nlohmann::json::sax_parse(first, last, this)) {
-      throw input_error("malformed JSON", current_line());  // not reached: every error throws
-    }
+    parse();
     // An object with a 'weights' key is an instance even when the list is empty (zero-sum
     // without a target: infeasible).
     if (!seen_weights_) throw input_error("JSON object has no 'weights' key", 0);
@@ -350,9 +308,7 @@ class json_reader final : public nlohmann::json_sax<nlohmann::json> {
     if (ex.id == 406 && (state_ == state::weights || state_ == state::root)) {
       raw_number(last_token);
     }
-    // At the end of input nlohmann's column belongs to a later line than the one we name.
-    const bool at_end = position > text_.size();
-    throw input_error("malformed JSON: " + syntax_message(ex.what(), !at_end), line_at(position));
+    throw_malformed(position, ex);
   }
 
  private:
@@ -447,44 +403,6 @@ class json_reader final : public nlohmann::json_sax<nlohmann::json> {
 
   std::string index_note() const { return " (weights[" + std::to_string(b_.p.weights.size()) + "])"; }
 
-  // Line of the last character nlohmann read; a number's look-ahead character is excluded,
-  // which matters when it is the '\n' after the number.
-  std::size_t current_line() const {
-    const std::size_t index = last_read_ ? std::size_t(last_read_ - text_.data()) : 0;
-    return 1 + std::size_t(std::count(text_.data(), text_.data() + index, '\n'));
-  }
-
-  // nlohmann's positions count characters read, so position - 1 indexes the last one. Past
-  // the end ("unexpected end of input") the last non-blank character is the useful line.
-  std::size_t line_at(std::size_t position) const {
-    std::size_t index = position ? position - 1 : 0;
-    if (position > text_.size()) {
-      const std::size_t last = text_.find_last_not_of(" \t\r\n\v\f");
-      index = last == std::string_view::npos ? 0 : last;
-    }
-    return 1 + std::size_t(std::count(text_.data(), text_.data() + index, '\n'));
-  }
-
-  // "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error ..." ->
-  // "syntax error ... (column 5)"; the line goes into input_error itself.
-  static std::string syntax_message(std::string what, bool with_column) {
-    if (const std::size_t id_end = what.find("] "); what.rfind("[json.exception.", 0) == 0 &&
-                                                      id_end != std::string::npos) {
-      what.erase(0, id_end + 2);
-    }
-    const std::size_t column = what.find("column ");
-    const std::size_t colon = what.find(": ", column == std::string::npos ? 0 : column);
-    if (what.rfind("parse error at line ", 0) == 0 && column != std::string::npos &&
-        colon != std::string::npos) {
-      std::string message = what.substr(colon + 2);
-      if (with_column) message += " (" + what.substr(column, colon - column) + ")";
-      return message;
-    }
-    return what;
-  }
-
-  std::string_view text_;
-  const char* last_read_ = nullptr;
   reading reading_;
   instance_builder b_;
   state state_ = state::top;
@@ -527,82 +445,15 @@ void apply_target(problem& p, const std::optional<amount>& target, const read_op
   p = std::move(b.p);
 }
 
-// Input bytes in one malloc'd block: realloc grows a large block by remapping its pages, with
-// neither the copy nor the peak of old plus new block that a std::string's growth costs.
-struct input_buffer {
-  char* data = nullptr;
-  std::size_t size = 0, capacity = 0;
-
-  input_buffer() = default;
-  input_buffer(const input_buffer&) = delete;
-  input_buffer& operator=(const input_buffer&) = delete;
-  ~input_buffer() { std::free(data); }
-
-  void reserve(std::size_t bytes) {
-    void* grown = std::realloc(data, bytes);
-    if (!grown) throw std::bad_alloc();
-    data = static_cast<char*>(grown);
-    capacity = bytes;
-  }
-  std::string_view view() const { return {data, size}; }
-};
-
-// All that `fd` holds, by large read() calls: one path for files, pipes and terminals (a
-// stream iterator on std::cin was 9 times slower). Stops as soon as a NUL byte or more than
-// max_input_bytes arrive, so that /dev/zero or `yes` cannot grow memory without limit.
-// `what` names the input in a read error ("standard input", "'PATH'"); `source` prefixes
-// the other errors, as the parse errors' do.
-void read_all(int fd, input_buffer& in, const std::string& what, const std::string& source) {
-  struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-    // The whole file and one byte more, so that the read that sees its end needs no growth.
-    in.reserve(std::min<std::size_t>(static_cast<std::size_t>(st.st_size), max_input_bytes) + 1);
-  }
-  constexpr std::size_t first_block = std::size_t(1) << 20;
-  for (;;) {
-    if (in.size == in.capacity) {  // grow by doubling: a pipe delivers 64 KiB at a time
-      in.reserve(std::min(std::max(2 * in.size, first_block), max_input_bytes + 1));
-    }
-    const ::ssize_t got = ::read(fd, in.data + in.size, in.capacity - in.size);
-    if (got < 0) {
-      const int err = errno;
-      if (err == EINTR) continue;
-      throw input_error("cannot read " + what + ": " + std::generic_category().message(err), 0);
-    }
-    if (got == 0) return;
-    if (const void* nul = std::memchr(in.data + in.size, 0, static_cast<std::size_t>(got))) {
-      in.size += static_cast<std::size_t>(got);
-      throw_nul(in.view(), static_cast<std::size_t>(static_cast<const char*>(nul) - in.data), source);
-    }
-    in.size += static_cast<std::size_t>(got);
-    if (in.size > max_input_bytes) throw input_error(limit_text(), 0, source);
-  }
-}
-
 // The file's text, parsed; errors read "PATH: line N: message".
 problem read_parsed(const std::string& path, const reading& r, const std::optional<std::string>& column) {
-  const bool from_stdin = path == "-";
-  const std::string source = from_stdin ? "<stdin>" : printable(path);
-  input_buffer text;
-  if (from_stdin) {
-    read_all(STDIN_FILENO, text, "standard input", source);  // a closed one: EBADF, not "empty"
-  } else {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      const int err = errno;
-      throw input_error("cannot open '" + source + "': " + std::generic_category().message(err), 0);
-    }
-    const struct closer { int fd; ~closer() { ::close(fd); } } close_at_end{fd};
-    read_all(fd, text, "'" + source + "'", source);  // e.g. EISDIR: open succeeds on a directory
-  }
+  const std::string source = io::source_of(path);
+  io::input_buffer text;
+  io::read_input(path, source, kinds, text);
   try {
     return parse_any(text.view(), r, column);
   } catch (const input_error& e) {
-    // Rebuild as "PATH: line N: message": strip the "line N: " that input_error prepended.
-    std::string message = e.what();
-    const std::string prefix = "line " + std::to_string(e.line()) + ": ";
-    if (e.line() != 0 && message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
-    throw input_error(message, e.line(), source);
+    io::rethrow_with_source(e, source);
   }
 }
 

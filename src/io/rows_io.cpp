@@ -1,23 +1,20 @@
 // Multi-row (market split) instances: the QOBLIB .dat form and a JSON form, the certificate
 // check, and the fold into one subset sum (see ssum/rows.hpp).
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <iterator>
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "io/amounts.hpp"
+#include "io/input_text.hpp"
+#include "io/json_sax_reader.hpp"
 #include "ssum/errors.hpp"
 #include "ssum/rows.hpp"
 
@@ -27,19 +24,15 @@ namespace {
 using io::in_quotes;  // cut short and escaped, so that a message stays one short line
 using io::is_blank;
 using io::trim;
+using io::limit_text;
+using io::line_of;
 
-std::size_t line_of(std::string_view text, std::size_t index) {
-  return 1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + std::min(index, text.size()), '\n'));
-}
-
-std::string limit_text() {
-  return "more than " + std::to_string(max_input_bytes >> 30) + " GiB of input (ssum::max_input_bytes)";
-}
+constexpr const char* kinds = ".dat and JSON";  // the forms a NUL byte cannot be in
 
 [[noreturn]] void throw_nul(std::string_view text, std::size_t index, const std::string& source = {}) {
-  throw input_error("NUL byte in the input (.dat and JSON instances hold no binary data)", line_of(text, index),
-                    source);
+  io::throw_nul(text, index, kinds, source);
 }
+
 
 // An integer entry from its text; messages read "KIND 'TOKEN' WHERE is not an integer".
 int128 parse_entry(std::string_view token, const char* kind, const std::string& where, std::size_t line) {
@@ -195,45 +188,15 @@ rows_problem parse_dat(std::string_view text) {
 
 // ---- the JSON form -------------------------------------------------------------------------
 
-// Hands nlohmann one character at a time and remembers the last one read, so that schema
-// errors found in SAX events can name a line (nlohmann reports positions only for syntax).
-struct tracking_iterator {
-  using iterator_category = std::input_iterator_tag;
-  using value_type = char;
-  using difference_type = std::ptrdiff_t;
-  using pointer = const char*;
-  using reference = const char&;
-
-  const char* at;
-  const char** last_read;
-
-  reference operator*() const {
-    *last_read = at;
-    return *at;
-  }
-  tracking_iterator& operator++() {
-    ++at;
-    return *this;
-  }
-  tracking_iterator operator++(int) {
-    tracking_iterator old = *this;
-    ++at;
-    return old;
-  }
-  bool operator==(const tracking_iterator& other) const { return at == other.at; }
-};
-
 // Builds the instance from SAX events: nlohmann checks the grammar, this the schema. SAX
 // rather than a DOM because number_float() sees the number's text, so integers beyond 64
 // bits are read exactly and "2.0" or "1e5" are refused by name.
-class json_rows_reader final : public nlohmann::json_sax<nlohmann::json> {
+class json_rows_reader final : public io::json_sax_reader {
  public:
-  explicit json_rows_reader(std::string_view text) : text_(text) {}
+  explicit json_rows_reader(std::string_view text) : json_sax_reader(text) {}
 
   rows_problem read() {
-    const tracking_iterator first{text_.data(), &last_read_};
-    const tracking_iterator last{text_.data() + text_.size(), &last_read_};
-    if (!nlohmann::json::sax_parse(first, last, this)) throw input_error("malformed JSON", current_line());
+    parse();
     if (!seen_rows_) throw input_error("JSON object has no 'rows' key", 0);
     if (!seen_targets_) throw input_error("JSON object has no 'targets' key", 0);
     if (b_.p.rows.empty()) throw input_error("'rows' is empty: an instance has at least one row", rows_end_line_);
@@ -311,8 +274,7 @@ class json_rows_reader final : public nlohmann::json_sax<nlohmann::json> {
                    const nlohmann::detail::exception& ex) override {
     // 406: a number beyond double range; as an entry it is still a number: say what is wrong.
     if (ex.id == 406 && (state_ == state::row || state_ == state::targets)) number(last_token);
-    const bool at_end = position > text_.size();
-    throw input_error("malformed JSON: " + syntax_message(ex.what(), !at_end), line_at(position));
+    throw_malformed(position, ex);
   }
 
  private:
@@ -358,70 +320,12 @@ class json_rows_reader final : public nlohmann::json_sax<nlohmann::json> {
     throw input_error("JSON input must be an object, not " + what, line);
   }
 
-  std::size_t current_line() const {
-    return last_read_ ? line_of(text_, std::size_t(last_read_ - text_.data())) : 1;
-  }
-
-  // nlohmann's positions count characters read; past the end the last non-blank one is the
-  // useful line.
-  std::size_t line_at(std::size_t position) const {
-    std::size_t index = position ? position - 1 : 0;
-    if (position > text_.size()) {
-      const std::size_t last = text_.find_last_not_of(" \t\r\n\v\f");
-      index = last == std::string_view::npos ? 0 : last;
-    }
-    return line_of(text_, index);
-  }
-
-  // "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error ..." ->
-  // "syntax error ... (column 5)"; the line goes into input_error itself.
-  static std::string syntax_message(std::string what, bool with_column) {
-    if (const std::size_t id_end = what.find("] "); what.rfind("[json.exception.", 0) == 0 && id_end != std::string::npos) {
-      what.erase(0, id_end + 2);
-    }
-    const std::size_t column = what.find("column ");
-    const std::size_t colon = what.find(": ", column == std::string::npos ? 0 : column);
-    if (what.rfind("parse error at line ", 0) == 0 && column != std::string::npos && colon != std::string::npos) {
-      std::string message = what.substr(colon + 2);
-      if (with_column) message += " (" + what.substr(column, colon - column) + ")";
-      return message;
-    }
-    return what;
-  }
-
-  std::string_view text_;
-  const char* last_read_ = nullptr;
   rows_builder b_;
   state state_ = state::top;
   std::string key_;
   bool seen_rows_ = false, seen_targets_ = false;
   std::size_t rows_end_line_ = 0, targets_end_line_ = 0;
 };
-
-// ---- reading files -------------------------------------------------------------------------
-
-// All that `fd` holds, stopping at a NUL byte or past max_input_bytes so that /dev/zero or
-// `yes` cannot grow memory without limit.
-std::string read_all(int fd, const std::string& what, const std::string& source) {
-  std::string text;
-  std::vector<char> block(std::size_t(1) << 16);
-  for (;;) {
-    const ::ssize_t got = ::read(fd, block.data(), block.size());
-    if (got < 0) {
-      const int err = errno;
-      if (err == EINTR) continue;
-      throw input_error("cannot read " + what + ": " + std::generic_category().message(err), 0);
-    }
-    if (got == 0) return text;
-    const std::size_t size = static_cast<std::size_t>(got);
-    if (const void* nul = std::memchr(block.data(), 0, size)) {
-      text.append(block.data(), static_cast<std::size_t>(static_cast<const char*>(nul) - block.data()));
-      throw_nul(text, text.size(), source);
-    }
-    if (size > max_input_bytes - std::min(text.size(), max_input_bytes)) throw input_error(limit_text(), 0, source);
-    text.append(block.data(), size);
-  }
-}
 
 // ---- the fold into one subset sum ---------------------------------------------------------
 
@@ -605,28 +509,13 @@ rows_problem parse_rows(std::string_view text) {
 }
 
 rows_problem read_rows(const std::string& path) {
-  const bool from_stdin = path == "-";
-  const std::string source = from_stdin ? "<stdin>" : printable(path);
-  std::string text;
-  if (from_stdin) {
-    text = read_all(STDIN_FILENO, "standard input", source);
-  } else {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      const int err = errno;
-      throw input_error("cannot open '" + source + "': " + std::generic_category().message(err), 0);
-    }
-    const struct closer { int fd; ~closer() { ::close(fd); } } close_at_end{fd};
-    text = read_all(fd, "'" + source + "'", source);
-  }
+  const std::string source = io::source_of(path);
+  io::input_buffer text;
+  io::read_input(path, source, kinds, text);
   try {
-    return parse_rows(text);
+    return parse_rows(text.view());
   } catch (const input_error& e) {
-    // "PATH: line N: message": strip the "line N: " that input_error prepended.
-    std::string message = e.what();
-    const std::string prefix = "line " + std::to_string(e.line()) + ": ";
-    if (e.line() != 0 && message.rfind(prefix, 0) == 0) message.erase(0, prefix.size());
-    throw input_error(message, e.line(), source);
+    io::rethrow_with_source(e, source);
   }
 }
 

@@ -53,13 +53,9 @@ struct right_chains {
   std::vector<std::uint32_t> heads;
   std::size_t mask = 0, distinct = 0;
 
-  static std::size_t slot_of(Sum s, std::size_t mask) {
-    const std::uint64_t x = static_cast<std::uint64_t>(s) ^ static_cast<std::uint64_t>(s >> 1 >> 63);
-    return static_cast<std::size_t>((x * 0x9e3779b97f4a7c15ull) >> 20) & mask;  // Fibonacci hashing
-  }
+  static std::size_t slot_of(Sum s, std::size_t mask) { return sum_slot(s, mask); }
   void clear(double expected) {
-    std::size_t size = 16;
-    while (double(size) < 2 * expected) size *= 2;
+    const std::size_t size = table_slots(expected);
     if (heads.size() != size) {
       heads.assign(size, no_pair);
     } else {

@@ -33,6 +33,21 @@ inline std::uint64_t residue_minus(std::uint64_t x, std::uint64_t y, std::uint64
   return x >= y ? x - y : x + m - y;
 }
 
+// The first slot of a pair sum in an open-addressing table of mask + 1 slots (Fibonacci
+// hashing of its low 64 bits, folded with its high ones): the host four-list's right sides.
+template <class Sum>
+inline std::size_t sum_slot(Sum s, std::size_t mask) {
+  const std::uint64_t x = static_cast<std::uint64_t>(s) ^ static_cast<std::uint64_t>(s >> 1 >> 63);
+  return static_cast<std::size_t>((x * 0x9e3779b97f4a7c15ull) >> 20) & mask;
+}
+
+// A table of `expected` entries at most half full: its slot count, a power of two.
+inline std::size_t table_slots(double expected) {
+  std::size_t size = 16;
+  while (double(size) < 2 * expected) size *= 2;
+  return size;
+}
+
 struct quarter {
   std::size_t first = 0, count = 0;  // items [first, first + count)
 };
