@@ -247,11 +247,12 @@ struct listing_question {
 /// ssum::list_subsets as `ssum solve --unique/--items/--target-range` answers it: the first
 /// subset found, every one counted, or the first two.
 py_solution solve_by_listing(solve_request& r, const listing_question& q, std::optional<int> decimals) {
-  if (r.options.algo != ssum::algorithm::automatic && r.options.algo != ssum::algorithm::two_list) {
+  if (r.options.algo == ssum::algorithm::completion_search) {
     throw nb::value_error("a window, a number of items or unique=True is answered by listing, which runs the "
-                          "two-list: algorithm must be 'auto' or 'two-list'");
+                          "two-list, the four-list or the dp: algorithm must not be 'completion'");
   }
   ssum::listing_options options;
+  options.algo = r.options.algo;
   options.high = q.high;
   options.min_items = q.min_items;
   options.max_items = q.max_items;

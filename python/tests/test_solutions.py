@@ -133,8 +133,18 @@ def test_exceptions_propagate_at_next():
         ssum.solutions([1, 2], limit=0)
     with pytest.raises(ValueError):
         ssum.solve([1, 2], 3, unique=True, count=True)
-    with pytest.raises(ValueError, match="two-list"):
-        ssum.solve([1, 2], 3, items=2, algorithm="dp")
+    with pytest.raises(ValueError, match="completion"):
+        ssum.solve([1, 2], 3, items=2, algorithm="completion")
+
+
+def test_each_enumerator_answers_a_question_over_sizes():
+    weights = [3, 5, 7, 11, 13, 2, 8]
+    want = sorted(c for k in range(len(weights) + 1) for c in itertools.combinations(range(len(weights)), k)
+                  if len(c) == 3 and sum(weights[i] for i in c) == 21)
+    for algorithm in ("auto", "two-list", "four-list", "dp"):
+        s = ssum.solve(weights, 21, items=3, count=True, algorithm=algorithm)
+        assert s.count == len(want), algorithm
+        assert tuple(s.subset) in want, algorithm
 
 
 def test_solve_over_windows_and_sizes():
