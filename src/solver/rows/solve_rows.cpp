@@ -77,7 +77,6 @@ rows_solution race_lattice(backend which, unsigned threads, const rows_problem& 
                                           std::chrono::steady_clock::time_point start) {
   std::atomic<bool> stop{false}, never{false}, lattice_stop{false}, lattice_found{false};
   detail::lattice_result found;
-  std::exception_ptr lattice_error;
   std::thread lattice([&] {
     try {
       detail::lattice_options lo;
@@ -89,7 +88,7 @@ rows_solution race_lattice(backend which, unsigned threads, const rows_problem& 
         stop.store(true);
       }
     } catch (...) {
-      lattice_error = std::current_exception();  // the exact search answers alone
+      // An error of the lattice stage (its memory, fplll) leaves the exact search to answer alone.
     }
   });
   struct joiner {
@@ -97,7 +96,7 @@ rows_solution race_lattice(backend which, unsigned threads, const rows_problem& 
     std::atomic<bool>& flag;
     ~joiner() {
       flag.store(true);
-      t.join();
+      if (t.joinable()) t.join();
     }
   } join_at_end{lattice, lattice_stop};
   solve_options exact = o;
@@ -112,6 +111,8 @@ rows_solution race_lattice(backend which, unsigned threads, const rows_problem& 
   } catch (const interrupted&) {
     if (!lattice_found.load()) throw;
   }
+  lattice_stop.store(true);
+  lattice.join();  // `found` is read below
   rows_solution out;
   out.method = "fold";
   out.rows_folded = p.rows.size();
