@@ -71,117 +71,98 @@ double four_list_seconds(std::size_t n, uint128 width, unsigned threads) {
 // The table is built a 64-bit word at a time, about 1 ns a word.
 double dp_seconds(double bytes) { return bytes / 8 * 1e-9; }
 
+// One enumerator as the plan sees it: whether it can take the instance at all (and why not),
+// its memory and its expected time.
+struct candidate {
+  listing_method method;
+  algorithm algo;
+  const char* name;   // as the plan reports it
+  const char* lists;  // what its memory holds, for a refusal
+  std::string cannot;  // why it cannot take the instance; empty when it can
+  double bytes = 0, seconds = 0;
+};
+
 // The meet in the middle (its lists sized by the size bounds), the four-list (memory 2^(n/4),
-// a narrow window) or the table of reachable sums (any n, a small span of sums), whichever
-// fits and is expected sooner.
+// a narrow window) or the table of reachable sums (any n, a small span of sums): the one named
+// by o.algo, or under automatic whichever fits and is expected sooner (ties in that order: the
+// table, then the meet in the middle).
 listing_plan plan_listing(const problem& p, int128 lo, int128 hi, const listing_options& o, unsigned threads,
                           double room) {
+  if (o.algo == algorithm::completion_search) {
+    throw std::invalid_argument("the completion search cannot list subsets: it proves nothing");
+  }
   const std::size_t n = p.weights.size();
   const uint128 width = reachable_width(p, lo, hi);
-  const bool two_fits_n = n <= detail::enumerate_most_items;
-  const double two_bytes = two_fits_n ? detail::enumerate_list_bytes(p.weights, o.max_items)
-                                      : detail::enumerate_planned_bytes(detail::enumerate_most_items);
-  bool two_fits = two_fits_n && two_bytes <= room;
-  const bool four_takes = n <= detail::enumerate_four_most_items && width <= detail::enumerate_four_widest_window;
-  const double four_bytes = detail::enumerate_four_bytes(n, threads);
-  bool four_fits = four_takes && four_bytes <= room;
-  const double dp_bytes = detail::enumerate_dp_bytes(p.weights, lo, hi, o.min_items, o.max_items);
-  bool dp_fits = dp_bytes <= room;
-  listing_plan plan;
-  const std::string given = " over the instance as given (no reduction: each would have to give back the subsets it sets aside)";
-  const double inf = std::numeric_limits<double>::infinity();
-  const std::string items = "n = " + std::to_string(n) + " items";
-  switch (o.algo) {  // one enumerator asked for: it, or why not
-    case algorithm::automatic:
-      break;
-    case algorithm::two_list:
-      if (!two_fits_n) {
-        throw std::invalid_argument("the two-list lists at most " + std::to_string(detail::enumerate_most_items) +
-                                    " items (" + std::to_string(n) + " given)");
-      }
-      if (!two_fits) throw insufficient_memory::needs("listing the subsets of " + items + " (two half lists)", two_bytes, room);
-      four_fits = dp_fits = false;
-      break;
-    case algorithm::four_list:
-      if (!four_takes) {
-        throw std::invalid_argument("the four-list lists at most " + std::to_string(detail::enumerate_four_most_items) +
-                                    " items and a window of at most " +
-                                    std::to_string(detail::enumerate_four_widest_window) + " values");
-      }
-      if (!four_fits) {
-        throw insufficient_memory::needs("listing the subsets of " + items + " (four quarter lists)", four_bytes, room);
-      }
-      two_fits = dp_fits = false;
-      break;
-    case algorithm::dynamic_programming:
-      if (dp_bytes == inf) {
-        throw std::invalid_argument("the dp lists from a table of the reachable sums: their span is too wide for one");
-      }
-      if (!dp_fits) {
-        throw insufficient_memory::needs("listing the subsets of " + items + " (a table of their reachable sums)",
-                                         dp_bytes, room);
-      }
-      two_fits = four_fits = false;
-      break;
-    default:
-      throw std::invalid_argument("the completion search cannot list subsets: it proves nothing");
+  candidate table{listing_method::dp, algorithm::dynamic_programming, "dp", "a table of their reachable sums", {}, 0, 0};
+  table.bytes = detail::enumerate_dp_bytes(p.weights, lo, hi, o.min_items, o.max_items);
+  if (table.bytes == std::numeric_limits<double>::infinity()) {
+    table.cannot = "the table of reachable sums cannot take a span of sums this wide";
+  }
+  table.seconds = dp_seconds(table.bytes);
+  candidate halves{listing_method::two_list, algorithm::two_list, "two-list", "two half lists", {}, 0, 0};
+  if (n > detail::enumerate_most_items) {
+    halves.cannot = "the meet in the middle takes at most " + std::to_string(detail::enumerate_most_items) + " items";
+    halves.bytes = detail::enumerate_planned_bytes(detail::enumerate_most_items);
+  } else {
+    halves.bytes = detail::enumerate_list_bytes(p.weights, o.max_items);
   }
   // bytes / 16 entries: the 32-byte entries of wide sums count twice, as they cost about that.
-  const double two_s = two_fits ? two_list_seconds(two_bytes / 16) : inf;
-  const double four_s = four_fits ? four_list_seconds(n, width, threads) : inf;
-  const double dp_s = dp_fits ? dp_seconds(dp_bytes) : inf;
-  if (dp_fits && dp_s <= two_s && dp_s <= four_s) {
-    plan.method = listing_method::dp;
-    plan.algorithm = "dp";
-    plan.bytes = dp_bytes;
-    plan.reason = "every subset in the window is listed by backtracking through the table of reachable sums" + given +
-                  ", one bit per sum and item" + std::string(o.min_items > 0 || o.max_items < n ? " and size" : "") +
-                  ", " + format_bytes(dp_bytes) + " on the host";
-    return plan;
+  halves.seconds = two_list_seconds(halves.bytes / 16);
+  candidate quarters{listing_method::four_list, algorithm::four_list, "four-list", "four quarter lists", {}, 0, 0};
+  if (n > detail::enumerate_four_most_items) {
+    quarters.cannot = "the four-list takes at most " + std::to_string(detail::enumerate_four_most_items) + " items";
+  } else if (width > detail::enumerate_four_widest_window) {
+    quarters.cannot = "the four-list takes a window of at most " +
+                      std::to_string(detail::enumerate_four_widest_window) + " values";
   }
-  if (two_fits && two_s <= four_s) {
-    plan.method = listing_method::two_list;
-    plan.algorithm = "two-list";
-    plan.bytes = two_bytes;
-    plan.reason = "every subset in the window is listed by the meet in the middle" + given +
-                  ", its two half lists with their masks taking " + format_bytes(two_bytes) + " on the host";
-    return plan;
+  quarters.bytes = detail::enumerate_four_bytes(n, threads);
+  quarters.seconds = four_list_seconds(n, width, threads);
+
+  std::vector<const candidate*> asked;
+  for (const candidate* c : {&table, &halves, &quarters}) {
+    if (o.algo == algorithm::automatic || o.algo == c->algo) asked.push_back(c);
   }
-  if (four_fits) {
-    plan.method = listing_method::four_list;
-    plan.algorithm = "four-list";
-    plan.threads = threads;
-    plan.bytes = four_bytes;
-    plan.reason = "every subset in the window is listed by the four-list" + given + ", one target at a time (" +
-                  std::to_string(std::uint64_t(width)) + (width == 1 ? " target" : " targets") +
-                  "), its quarter lists and one residue class per thread taking " + format_bytes(four_bytes) +
-                  " on the host";
-    return plan;
+  if (asked.size() == 1 && !asked[0]->cannot.empty()) throw std::invalid_argument(asked[0]->cannot);
+  const candidate* best = nullptr;
+  for (const candidate* c : asked) {
+    if (c->cannot.empty() && c->bytes <= room && (!best || c->seconds < best->seconds)) best = c;
   }
-  // None fits: the error names the smallest plan, or why the four-list cannot take it.
-  if (dp_bytes < std::min(two_bytes, four_takes ? four_bytes : inf)) {
-    throw insufficient_memory::needs("listing the subsets of n = " + std::to_string(n) +
-                                         " items (a table of their reachable sums)",
-                                     dp_bytes, room);
+  const std::string items = "listing the subsets of n = " + std::to_string(n) + " items";
+  if (!best) {
+    // None fits: the smallest plan of those that could take the instance, or why none can.
+    const candidate* smallest = nullptr;
+    std::string reasons;
+    for (const candidate* c : asked) {
+      if (!c->cannot.empty()) reasons += "; " + c->cannot;
+      if (c->cannot.empty() && (!smallest || c->bytes < smallest->bytes)) smallest = c;
+    }
+    if (smallest) throw insufficient_memory::needs(items + " (" + smallest->lists + ")", smallest->bytes, room);
+    throw insufficient_memory::needs(items + reasons, halves.bytes, room);
   }
-  if (four_takes && four_bytes < two_bytes) {
-    throw insufficient_memory::needs("listing the subsets of n = " + std::to_string(n) + " items (four quarter lists)",
-                                     four_bytes, room);
+  listing_plan plan;
+  plan.method = best->method;
+  plan.algorithm = best->name;
+  plan.bytes = best->bytes;
+  const std::string given = " over the instance as given (no reduction: each would have to give back the subsets it sets aside)";
+  switch (best->method) {
+    case listing_method::dp:
+      plan.reason = "every subset in the window is listed by backtracking through the table of reachable sums" + given +
+                    ", one bit per sum and item" + std::string(o.min_items > 0 || o.max_items < n ? " and size" : "") +
+                    ", " + format_bytes(plan.bytes) + " on the host";
+      break;
+    case listing_method::two_list:
+      plan.reason = "every subset in the window is listed by the meet in the middle" + given +
+                    ", its two half lists with their masks taking " + format_bytes(plan.bytes) + " on the host";
+      break;
+    case listing_method::four_list:
+      plan.threads = threads;
+      plan.reason = "every subset in the window is listed by the four-list" + given + ", one target at a time (" +
+                    std::to_string(std::uint64_t(width)) + (width == 1 ? " target" : " targets") +
+                    "), its quarter lists and one residue class per thread taking " + format_bytes(plan.bytes) +
+                    " on the host";
+      break;
   }
-  if (two_fits_n) {
-    throw insufficient_memory::needs("listing the subsets of n = " + std::to_string(n) + " items (two half lists)" +
-                                         (n > detail::enumerate_four_most_items || four_takes
-                                              ? std::string()
-                                              : "; the four-list, which needs less, lists a window of at most " +
-                                                    std::to_string(detail::enumerate_four_widest_window) + " values"),
-                                     two_bytes, room);
-  }
-  throw insufficient_memory::needs(
-      "listing the subsets of n = " + std::to_string(n) + " items: the meet in the middle takes at most " +
-          std::to_string(detail::enumerate_most_items) + " items, the four-list " +
-          std::to_string(detail::enumerate_four_most_items) + " items and a window of at most " +
-          std::to_string(detail::enumerate_four_widest_window) + " values",
-      std::max(two_bytes, four_bytes), room);
+  return plan;
 }
 
 }  // namespace
