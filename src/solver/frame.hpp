@@ -37,6 +37,9 @@ struct flipped_totals {
   uint128 total_abs = 0;       // sum of |w|, below 2^127 (checked)
   uint128 negative_abs = 0;    // sum of |w| over the negative weights
   int128 target = 0;
+  // The least and the most a subset can sum to.
+  int128 least() const { return -int128(negative_abs); }
+  int128 most() const { return int128(total_abs - negative_abs); }
   // Reachable sums are [-negative_abs, total_abs - negative_abs]. Compared without forming
   // target + negative_abs, which need not fit in int128 for a target near its limits.
   bool out_of_range() const {

@@ -55,8 +55,8 @@ struct listing_plan {
 // [-negatives, positives]); 0 for an empty window.
 uint128 reachable_width(const problem& p, int128 lo, int128 hi) {
   const detail::flipped_totals t = detail::totals_of(p);
-  lo = std::max(lo, -int128(t.negative_abs));
-  hi = std::min(hi, int128(t.total_abs - t.negative_abs));
+  lo = std::max(lo, t.least());
+  hi = std::min(hi, t.most());
   return lo > hi ? 0 : uint128(hi - lo) + 1;
 }
 

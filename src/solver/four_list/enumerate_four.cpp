@@ -299,8 +299,7 @@ enumerate_result enumerate_subsets_four(const enumerate_request& r, unsigned thr
   }
   // The window in flipped sums (each original sum plus the negatives' magnitudes), clipped to
   // the reachable [0, total |w|].
-  const int128 least = -int128(totals.negative_abs), most = int128(totals.total_abs - totals.negative_abs);
-  const int128 lo = std::max(r.lo, least), hi = std::min(r.hi, most);
+  const int128 lo = std::max(r.lo, totals.least()), hi = std::min(r.hi, totals.most());
   enumerate_result none;
   none.complete = true;
   if (lo > hi || r.min_items > r.max_items || r.min_items > n) return none;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "solver/deadline_watch.hpp"
+#include "solver/frame.hpp"
 #include "solver/lattice/lattice_rows.hpp"
 #include "ssum/errors.hpp"
 #include "ssum/policy.hpp"
@@ -30,13 +31,9 @@ namespace {
 // From this many columns the fold goes to the four-list under automatic.
 constexpr std::size_t four_list_from = 32;
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // The rows to fold when not all of them fit: taken in order of the most bits each adds (the
 // widest span first), each kept while the fold of those kept still fits 127 bits.
-rows_problem foldable_part(const rows_problem& p, std::vector<std::size_t>& rest) {
+rows_problem foldable_part(const rows_problem& p) {
   std::vector<std::size_t> order(p.rows.size());
   std::vector<std::size_t> bits(p.rows.size());
   for (std::size_t i = 0; i < p.rows.size(); ++i) {
@@ -49,11 +46,7 @@ rows_problem foldable_part(const rows_problem& p, std::vector<std::size_t>& rest
     rows_problem tried = kept;
     tried.rows.push_back(p.rows[i]);
     tried.targets.push_back(p.targets[i]);
-    if (encode_rows(tried)) {
-      kept = std::move(tried);
-    } else {
-      rest.push_back(i);
-    }
+    if (encode_rows(tried)) kept = std::move(tried);
   }
   return kept;
 }
@@ -74,7 +67,7 @@ bool lattice_races(const rows_problem& p, const solve_options& o, unsigned threa
 // verdict stands: method "fold" with its answer, or "lattice" with the lattice's subset.
 rows_solution race_lattice(backend which, unsigned threads, const rows_problem& p,
                                           const problem& single, const solve_options& o,
-                                          std::chrono::steady_clock::time_point start) {
+                                          detail::clock_type::time_point start) {
   std::atomic<bool> stop{false}, never{false}, lattice_stop{false}, lattice_found{false};
   detail::lattice_result found;
   std::thread lattice([&] {
@@ -139,13 +132,13 @@ rows_solution race_lattice(backend which, unsigned threads, const rows_problem& 
             "the lattice stage (fplll's reduction, a {0,1} enumeration) on one thread beside the exact search, "
             "which it stopped"};
   s.seconds.search = out.lattice_seconds;
-  s.seconds.total = seconds_since(start);
+  s.seconds.total = detail::seconds_since(start);
   return out;
 }
 }  // namespace
 
 rows_solution solve_rows(backend which, unsigned threads, const rows_problem& p, const solve_options& options) {
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = detail::clock_type::now();
   rows_solution out;
   out.encoding_bits = rows_encoding_bits(p);  // throws for a bad shape
   const std::optional<rows_encoding> folded = encode_rows(p);
@@ -158,7 +151,7 @@ rows_solution solve_rows(backend which, unsigned threads, const rows_problem& p,
     out.answer.reductions = {"a row's target lies outside the sums its coefficients reach"};
     out.answer.plan = {"reductions", "cpu", "a row's target lies outside the sums its coefficients reach"};
     if (options.count) out.answer.count = big_count(0);
-    out.answer.seconds.total = seconds_since(start);
+    out.answer.seconds.total = detail::seconds_since(start);
     return out;
   }
   if (folded) {
@@ -197,8 +190,7 @@ rows_solution solve_rows(backend which, unsigned threads, const rows_problem& p,
   if (which == backend::cuda) {
     throw backend_unavailable("rows that need more than 127 bits are checked on the host: --backend cuda cannot take them");
   }
-  std::vector<std::size_t> rest;
-  const rows_problem part = foldable_part(p, rest);
+  const rows_problem part = foldable_part(p);
   if (part.rows.empty()) {
     throw std::invalid_argument("no row of this instance folds into 127 bits on its own");
   }
@@ -246,7 +238,7 @@ rows_solution solve_rows(backend which, unsigned threads, const rows_problem& p,
     s.subset.clear();
   }
   s.seconds.search = listed.seconds;
-  s.seconds.total = seconds_since(start);
+  s.seconds.total = detail::seconds_since(start);
   return out;
 }
 
