@@ -41,6 +41,8 @@ inline constexpr std::size_t max_items = std::size_t(1) << 24;
 /// Throws ssum::input_error (no line) when the weights' magnitudes add up to 2^127 or more
 /// (a weight of -2^127 alone does). The parsers and every solver check this.
 void check_weight_total(const problem& p);
+/// The same for weights alone.
+void check_weight_total(const std::vector<int128>& weights);
 
 /// Parses the text format (`#` comments, an optional `target: T` line, `target: none` for
 /// zero-sum outright, integers separated by white space or commas) or, when the first

@@ -5,9 +5,11 @@
 
 namespace ssum {
 
-void check_weight_total(const problem& p) {
+void check_weight_total(const problem& p) { check_weight_total(p.weights); }
+
+void check_weight_total(const std::vector<int128>& weights) {
   uint128 total = 0;
-  for (const int128 w : p.weights) {
+  for (const int128 w : weights) {
     const uint128 m = magnitude(w);  // 2^127 for -2^127, no overflow
     if (m > max_weight_total - total) {
       throw input_error("the weights' absolute values add up to 2^127 or more; ssum takes totals up to 2^127 - 1", 0);

@@ -50,15 +50,19 @@ struct flipped_totals {
 
 /// Throws ssum::input_error when the weights' total magnitude reaches 2^127: every solve
 /// starts here, so none ever forms a sum that 128 bits cannot hold.
-inline flipped_totals totals_of(const problem& p) {
-  check_weight_total(p);
+inline flipped_totals totals_of(const std::vector<int128>& weights) {
+  check_weight_total(weights);
   flipped_totals f;
-  f.target = p.target.value_or(0);
-  for (const int128 w : p.weights) {
+  for (const int128 w : weights) {
     const uint128 mag = magnitude(w);
     f.total_abs += mag;
     if (w < 0) f.negative_abs += mag;
   }
+  return f;
+}
+inline flipped_totals totals_of(const problem& p) {
+  flipped_totals f = totals_of(p.weights);
+  f.target = p.target.value_or(0);
   return f;
 }
 

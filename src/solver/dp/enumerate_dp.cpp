@@ -29,6 +29,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "solver/frame.hpp"
 #include "ssum/errors.hpp"
 
 namespace ssum::detail {
@@ -51,27 +52,12 @@ struct table_shape {
   std::size_t rows = 0;    // n + 1
 };
 
-// The sums of the negative and of the positive weights; throws when sum |w| reaches 2^127
-// (every subset sum then fits int128, and so do the clipping bounds below).
-void sum_extremes(const std::vector<int128>& weights, int128& neg, int128& pos) {
-  const uint128 bound = uint128(1) << 127;
-  uint128 negative = 0, positive = 0;
-  for (const int128 w : weights) {
-    const uint128 m = magnitude(w);
-    if (m >= bound || negative + positive >= bound - m)
-      throw std::invalid_argument("the weights' absolute values add up to 2^127 or more; the enumerator takes totals "
-                                  "up to 2^127 - 1");
-    (w < 0 ? negative : positive) += m;
-  }
-  neg = -int128(negative);
-  pos = int128(positive);
-}
-
 table_shape shape_for(const std::vector<int128>& weights, int128 lo, int128 hi, std::size_t min_items,
                       std::size_t max_items) {
   table_shape shape;
-  int128 neg = 0, pos = 0;
-  sum_extremes(weights, neg, pos);
+  // Throws when sum |w| reaches 2^127: every subset sum then fits int128, and so do the bounds below.
+  const flipped_totals totals = totals_of(weights);
+  const int128 neg = totals.least(), pos = totals.most();
   const std::size_t n = weights.size();
   if (lo > hi || lo > pos || hi < neg || min_items > max_items || min_items > n) {
     shape.nothing = true;

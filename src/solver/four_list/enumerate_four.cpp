@@ -288,9 +288,7 @@ enumerate_result enumerate_subsets_four(const enumerate_request& r, unsigned thr
     throw std::invalid_argument("the four-list listing takes at most " + std::to_string(enumerate_four_most_items) +
                                 " items (" + std::to_string(n) + " given)");
   }
-  problem p;
-  p.weights = *r.weights;
-  const flipped_totals totals = totals_of(p);  // throws past 2^127
+  const flipped_totals totals = totals_of(*r.weights);  // throws past 2^127
   threads = std::max(threads, 1u);
   const double bytes = enumerate_four_bytes(n, threads);
   if (r.max_bytes > 0 && bytes > r.max_bytes) {
