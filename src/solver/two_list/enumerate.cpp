@@ -35,6 +35,26 @@ constexpr std::uint64_t poll_every = 4096;
 
 bool raised(const std::atomic<bool>* cancel) { return cancel && cancel->load(std::memory_order_relaxed); }
 
+// dst[0, i] (sorted) merged with src[0, j] + w (their masks | bit) into dst[0, i + j + 1], from
+// the back: the write position stays above both read positions, so src may be dst itself and
+// no unread entry is overwritten. What is left of dst's own entries is already in place.
+// Returns false when cancelled.
+template <class Sum>
+bool merge_shifted_from_back(entry<Sum>* dst, std::ptrdiff_t i, const entry<Sum>* src, std::ptrdiff_t j, Sum w,
+                             std::uint32_t bit, std::uint64_t& steps, const std::atomic<bool>* cancel) {
+  std::ptrdiff_t out = i + j + 1;
+  while (j >= 0) {  // the shifted copy drains last only if dst's entries ran out first
+    if (i >= 0 && dst[i].sum > src[j].sum + w) {
+      dst[out--] = dst[i--];
+    } else {
+      dst[out--] = entry<Sum>{static_cast<Sum>(src[j].sum + w), src[j].mask | bit};
+      --j;
+    }
+    if (++steps % poll_every == 0 && raised(cancel)) return false;
+  }
+  return true;
+}
+
 // The subset sums of `w` (at most 32 items) in ascending order, with masks. For each item the
 // list L becomes merge(L, L + w), merged from the back in place: the write position i + j + 1
 // of the merge stays above both read positions i and j, so no unread sum is overwritten and the
@@ -49,17 +69,8 @@ bool build_half(const std::vector<int128>& weights, std::size_t first, std::size
   for (std::size_t k = 0; k < count; ++k) {
     const Sum w = static_cast<Sum>(weights[first + k]);
     const std::uint32_t bit = std::uint32_t(1) << k;
-    std::ptrdiff_t i = std::ptrdiff_t(size) - 1, j = i, out = 2 * std::ptrdiff_t(size) - 1;
-    while (j >= 0) {  // the shifted copy drains last only if i ran out first
-      if (i >= 0 && list[i].sum > list[j].sum + w) {
-        list[out--] = list[i--];
-      } else {
-        list[out--] = entry<Sum>{static_cast<Sum>(list[j].sum + w), list[j].mask | bit};
-        --j;
-      }
-      if (++steps % poll_every == 0 && raised(cancel)) return false;
-    }
-    // Whatever is left of L (i >= 0) is already in place: out == i.
+    const std::ptrdiff_t last = std::ptrdiff_t(size) - 1;
+    if (!merge_shifted_from_back(list.data(), last, list.data(), last, w, bit, steps, cancel)) return false;
     size *= 2;
   }
   return true;
@@ -106,16 +117,9 @@ bool build_sized_half(const std::vector<int128>& weights, std::size_t first, std
     for (std::size_t k = std::min(top, item + 1); k >= 1; --k) {
       entry<Sum>* dst = half.list.data() + half.offset[k];
       const entry<Sum>* src = half.list.data() + half.offset[k - 1];
-      std::ptrdiff_t i = std::ptrdiff_t(filled[k]) - 1, j = std::ptrdiff_t(filled[k - 1]) - 1;
-      std::ptrdiff_t out = i + j + 1;
-      while (j >= 0) {  // what is left of block k (i >= 0) is already in place
-        if (i >= 0 && dst[i].sum > src[j].sum + w) {
-          dst[out--] = dst[i--];
-        } else {
-          dst[out--] = entry<Sum>{static_cast<Sum>(src[j].sum + w), src[j].mask | bit};
-          --j;
-        }
-        if (++steps % poll_every == 0 && raised(cancel)) return false;
+      if (!merge_shifted_from_back(dst, std::ptrdiff_t(filled[k]) - 1, src, std::ptrdiff_t(filled[k - 1]) - 1, w, bit,
+                                   steps, cancel)) {
+        return false;
       }
       filled[k] += filled[k - 1];  // C(item + 1, k) = C(item, k) + C(item, k - 1)
     }
