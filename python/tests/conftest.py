@@ -1,5 +1,7 @@
 import itertools
 import os
+import threading
+import time
 
 import pytest
 
@@ -32,6 +34,35 @@ def brute_force(weights, target):
 @pytest.fixture
 def brute():
     return brute_force
+
+
+def ticks_while(call):
+    """Runs call() while another thread ticks every millisecond: (its result, seconds, ticks).
+    A solve that holds the GIL lets the ticker run a handful of times, not hundreds."""
+    ticks = 0
+    stop = threading.Event()
+
+    def count_ticks():
+        nonlocal ticks
+        while not stop.is_set():
+            ticks += 1
+            time.sleep(0.001)
+
+    counter = threading.Thread(target=count_ticks)
+    counter.start()
+    start = time.perf_counter()
+    try:
+        result = call()
+    finally:
+        elapsed = time.perf_counter() - start
+        stop.set()
+        counter.join()
+    return result, elapsed, ticks
+
+
+@pytest.fixture
+def ticking():
+    return ticks_while
 
 
 def pytest_report_header(config):
