@@ -78,6 +78,36 @@ ssum::problem bounded_instance(std::mt19937_64& rng, std::uint64_t t, std::uint6
   return p;
 }
 
+// An infeasible instance that no reduction settles, so that the program runs every pass:
+// every weight a multiple of 67 (past the residue classes' moduli, 2..64) but five distinct
+// primes that are 1 mod 67, and t = 10 mod 67 (the sums reach the residues 0..5 alone). The
+// primes share no divisor, so the divisor groups (three at most) cannot cover the items.
+// Weights in [lo, hi] (hi - lo of a few thousand at least), total >= 2t.
+ssum::problem unsettled_infeasible(std::mt19937_64& rng, std::uint64_t t, std::uint64_t lo, std::uint64_t hi) {
+  const auto prime = [](std::uint64_t v) {
+    if (v < 2) return false;
+    for (std::uint64_t d = 2; d * d <= v; ++d) {
+      if (v % d == 0) return false;
+    }
+    return true;
+  };
+  ssum::problem p;
+  int128 total = 0;
+  std::uint64_t v = lo + (67 - lo % 67) % 67 + 1 + 67 * std::uint64_t(uniform(rng, 0, std::int64_t((hi - lo) / 67 / 2)));
+  while (p.weights.size() < 5) {
+    if (v > hi) v = lo + (67 - lo % 67) % 67 + 1;  // wrapped: the smallest candidate on
+    if (prime(v)) p.weights.push_back(int128(v)), total += int128(v);
+    v += 67;
+  }
+  t += (10 + 67 - t % 67) % 67;
+  while (total < 2 * int128(t)) {
+    p.weights.push_back(int128(67 * std::max<std::uint64_t>(1, std::uint64_t(uniform(rng, std::int64_t(lo), std::int64_t(hi))) / 67)));
+    total += p.weights.back();
+  }
+  p.target = int128(t);
+  return p;
+}
+
 TEST(CudaDp, MatchesBruteForceOnSmallInstances) {
   SKIP_WITHOUT_DEVICE();
   std::mt19937_64 rng(2121);
@@ -137,7 +167,7 @@ TEST(CudaDp, TileEdgesSmallAndWideItems) {
 TEST(CudaDp, BothKernelPathsRun) {
   SKIP_WITHOUT_DEVICE();
   std::mt19937_64 rng(7);
-  const ssum::problem p = bounded_instance(rng, 30000001, 1, 400000, true);
+  const ssum::problem p = unsettled_infeasible(rng, 30000001, 1, 400000);
   const ssum::detail::reduction r = reduced(p);
   ASSERT_EQ(r.outcome, ssum::detail::reduction::verdict::open);
   ssum::detail::dp_cuda_stats stats;
@@ -190,7 +220,8 @@ TEST(CudaDp, BeyondTwoToThe31Sums) {
     const ssum::solution s = ssum::solve(ssum::cuda{}, planted, dp_options());
     EXPECT_TRUE(s.feasible);
     EXPECT_TRUE(ssum::is_certificate(planted, s.subset));
-    const ssum::problem none = bounded_instance(rng, (std::uint64_t{1} << 31) + 12345, 1u << 25, 1u << 26, true);
+    const ssum::problem none = unsettled_infeasible(rng, (std::uint64_t{1} << 31) + 12345, 1u << 25, 1u << 26);
+    ASSERT_FALSE(ssum_test::settled_by_reductions(none, false));
     EXPECT_FALSE(ssum::solve(ssum::cuda{}, none, dp_options()).feasible);
   } catch (const ssum::insufficient_memory& e) {
     GTEST_SKIP() << "the device cannot hold the table: " << e.what();
@@ -202,9 +233,15 @@ TEST(CudaDp, RefusesWhatDoesNotFitAndCancels) {
   SKIP_WITHOUT_DEVICE();
   ssum::solve_options limited = dp_options();
   limited.memory_limit = 4096;
+  std::mt19937_64 rng(4096);
+  const ssum::problem p = unsettled_infeasible(rng, 90000, 1000, 9000);
+  // The host's program answers it (nothing before the table settles it), so the device's
+  // refusal comes from its own plan.
+  const ssum::solution host = ssum::solve(ssum::cpu{}, p, dp_options());
+  ASSERT_EQ(host.algorithm, "dp") << host.plan.reason;
+  ASSERT_FALSE(host.feasible);
   try {
-    // No divisor groups settle it (the reductions would answer {1000, 2000} + 3001 at once).
-    ssum::solve(ssum::cuda{}, ssum_test::make_problem({1000, 2001, 3001, 4003, 5003, 6007}, 9000), limited);
+    ssum::solve(ssum::cuda{}, p, limited);
     FAIL() << "planned beyond the limit";
   } catch (const ssum::insufficient_memory& e) {
     EXPECT_NE(std::string(e.what()).find("the dynamic program on CUDA device 0"), std::string::npos) << e.what();
@@ -220,7 +257,8 @@ TEST(CudaDp, RefusesWhatDoesNotFitAndCancels) {
 TEST(CudaDp, ReportsProgressUpToOne) {
   SKIP_WITHOUT_DEVICE();
   std::mt19937_64 rng(5);
-  const ssum::problem p = bounded_instance(rng, 20000000, 1000, 200000, true);
+  const ssum::problem p = unsettled_infeasible(rng, 20000000, 1000, 200000);
+  ASSERT_EQ(ssum::solve(ssum::cpu{}, p, dp_options()).algorithm, "dp");  // not settled before the table
   ssum::solve_options o = dp_options();
   double last = 0;
   bool monotone = true;

@@ -1,11 +1,14 @@
 // The completion search's part of the decision (completion_plan.hpp).
 #include "solver/completion/completion_plan.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
 
+#include "solver/completion/completion_search.hpp"
 #include "solver/plan_words.hpp"
+#include "ssum/errors.hpp"
 
 namespace ssum::detail {
 
@@ -18,6 +21,13 @@ std::optional<choice> completion_choice(std::size_t n, const reduction& r, const
   if (named) {
     if (options.count) throw std::invalid_argument("the completion search finds one subset; it cannot count");
     if (!plan) {
+      // A dense instance whose attempts need more than the room (many threads each take their
+      // own classes) is refused for memory, naming the bytes, not as an instance it cannot take.
+      if (const std::optional<completion_plan> unbounded = completion_plan_for(r, resolved, HUGE_VAL)) {
+        throw insufficient_memory::needs("the completion search on " + std::to_string(resolved) +
+                                             (resolved == 1 ? " thread" : " threads"),
+                                         unbounded->bytes, host.room);
+      }
       throw std::invalid_argument(
           "the completion search takes a dense instance: after the reductions, at least 48 items whose "
           "differencing leaves K numbers (K from 48 to 92) with solutions in a few residue classes of their "
