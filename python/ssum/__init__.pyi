@@ -147,14 +147,16 @@ class RowsSolution(Solution):
 
 class Solutions(Iterator[list[int]]):
     """The iterator :func:`solutions` returns. Closing it (``close()``, ``del``, leaving a
-    ``with`` block, garbage collection) stops the listing and its thread."""
+    ``with`` block, garbage collection) stops the listing and its thread. One next() at a
+    time, as for a generator: a next() while another thread is inside one raises ValueError."""
 
     def __next__(self) -> list[int]: ...
     def __iter__(self) -> "Solutions": ...
     def __enter__(self) -> "Solutions": ...
     def __exit__(self, *args: object) -> None: ...
     def close(self) -> None:
-        """Stops the listing; next() then raises StopIteration."""
+        """Stops the listing; next() then raises StopIteration. From another thread while a
+        next() waits: that next() ends with StopIteration."""
     @property
     def listed(self) -> int:
         """Subsets yielded so far."""
