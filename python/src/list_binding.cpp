@@ -19,6 +19,7 @@
 
 #include "bindings.hpp"
 #include "convert.hpp"
+#include "solve_binding.hpp"
 #include "ssum/errors.hpp"
 #include "ssum/solve.hpp"
 
@@ -283,13 +284,6 @@ class solutions_iterator {
   bool join_claimed_ = false;      // someone joins (or joined) the listing's thread
 };
 
-ssum::backend backend_of(const std::string& name) {
-  if (name == "auto") return ssum::backend::automatic;
-  if (name == "cpu") return ssum::backend::cpu;
-  if (name == "cuda") return ssum::backend::cuda;
-  throw nb::value_error(("backend must be 'auto', 'cpu' or 'cuda', not '" + ssum::printable(name) + "'").c_str());
-}
-
 }  // namespace
 
 void bind_listing(nb::module_& m) {
@@ -315,23 +309,23 @@ void bind_listing(nb::module_& m) {
   m.def(
       "_solutions",
       [](nb::handle weights, nb::handle target, nb::handle high, std::size_t min_items,
-         std::optional<std::size_t> max_items, std::uint64_t limit, std::optional<double> time_limit,
-         std::optional<long long> memory, std::optional<long long> threads, const std::string& backend) {
+         std::optional<std::size_t> max_items, std::uint64_t limit, nb::handle time_limit, nb::handle memory,
+         nb::handle threads, nb::handle backend) {
         listing_request r;
-        r.backend = backend_of(backend);
+        r.backend = parse_backend(backend);
         r.problem.weights = to_weights(weights);
         if (!target.is_none()) r.problem.target = to_int128(target, "target");
         if (!high.is_none()) r.options.high = to_int128(high, "the window's top");
         r.options.min_items = min_items;
         r.options.max_items = max_items.value_or(SIZE_MAX);
         r.options.limit = limit;
-        if (time_limit) r.options.time_limit = *time_limit;
-        if (memory) r.options.memory_limit = static_cast<std::uint64_t>(*memory);
-        if (threads) r.threads = static_cast<unsigned>(*threads);
+        if (const std::optional<double> seconds = to_seconds(time_limit, "time_limit")) r.options.time_limit = *seconds;
+        if (const std::optional<std::uint64_t> bytes = parse_memory(memory)) r.options.memory_limit = *bytes;
+        r.threads = parse_threads(threads);
         return new solutions_iterator(std::move(r));
       },
       "weights"_a, "target"_a.none(), "high"_a.none(), "min_items"_a, "max_items"_a.none(), "limit"_a,
-      "time_limit"_a.none(), "memory"_a.none(), "threads"_a.none(), "backend"_a, nb::rv_policy::take_ownership);
+      "time_limit"_a.none(), "memory"_a.none(), "threads"_a.none(), "backend"_a.none(), nb::rv_policy::take_ownership);
 }
 
 }  // namespace ssum::python

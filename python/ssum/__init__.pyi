@@ -93,8 +93,9 @@ class Solution:
         """Memory the plan reserved for lists and buffers."""
     @property
     def target(self) -> Optional[_Number]:
-        """The target as asked (the window's low end for ``target_range``/``tolerance``); None
-        for zero-sum. A Decimal when any amount was a Decimal or a decimal string."""
+        """The target as asked (the centre for ``tolerance``); None for zero-sum and for
+        ``target_range``, which asks no target (``window`` holds it). A Decimal when any amount
+        was a Decimal or a decimal string."""
     @property
     def window(self) -> Optional[tuple[_Number, _Number]]:
         """(lo, hi) for ``target_range`` or ``tolerance``; None for the target alone."""
