@@ -1,10 +1,13 @@
 #include "convert.hpp"
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <string>
 
 #include <nanobind/ndarray.h>
+
+#include "io/amounts.hpp"
 
 namespace nb = nanobind;
 
@@ -163,6 +166,61 @@ int128 to_int128(nb::handle value, const char* what) {
   nb::object index = nb::steal(PyNumber_Index(value.ptr()));
   if (!index.is_valid()) throw nb::python_error();
   return long_to_int128(index.ptr(), what);
+}
+
+int128 to_integer(nb::handle value, const char* what) {
+  if (PyFloat_Check(value.ptr()) || (!PyIndex_Check(value.ptr()) && !is_numpy_bool(value))) {
+    throw nb::type_error(
+        (std::string(what) + " must be an integer, not " + nb::type_name(value.type()).c_str()).c_str());
+  }
+  return to_int128(value, what);
+}
+
+std::optional<double> to_seconds(nb::handle value, const char* what) {
+  if (value.is_none()) return std::nullopt;
+  const PyNumberMethods* number = Py_TYPE(value.ptr())->tp_as_number;
+  const bool numeric = PyFloat_Check(value.ptr()) || PyIndex_Check(value.ptr()) || (number && number->nb_float);
+  if (!numeric || PyUnicode_Check(value.ptr()) || PyBytes_Check(value.ptr())) {
+    throw nb::type_error((std::string(what) + " must be a number of seconds, or None, not " +
+                          nb::type_name(value.type()).c_str())
+                             .c_str());
+  }
+  const double seconds = PyFloat_AsDouble(value.ptr());
+  if (seconds == -1.0 && PyErr_Occurred()) throw nb::python_error();
+  if (!(seconds > 0)) throw nb::value_error((std::string(what) + " must be a number of seconds above 0, or None").c_str());
+  return std::isinf(seconds) ? 0.0 : seconds;
+}
+
+std::string to_choice(nb::handle value, const char* what, const char* choices) {
+  if (!PyUnicode_Check(value.ptr())) {
+    throw nb::type_error((std::string(what) + " must be " + choices + ", not " + nb::type_name(value.type()).c_str())
+                             .c_str());
+  }
+  Py_ssize_t size = 0;
+  const char* text = PyUnicode_AsUTF8AndSize(value.ptr(), &size);
+  if (!text) throw nb::python_error();
+  return std::string(text, static_cast<std::size_t>(size));
+}
+
+nb::tuple to_amount(nb::handle text, const char* what) {
+  Py_ssize_t size = 0;
+  const char* data = PyUnicode_Check(text.ptr()) ? PyUnicode_AsUTF8AndSize(text.ptr(), &size) : nullptr;
+  if (!data) {
+    PyErr_Clear();
+    throw nb::type_error((std::string(what) + " must be a decimal string").c_str());
+  }
+  const std::string_view token(data, static_cast<std::size_t>(size));
+  io::amount a;
+  const io::amount_fault fault = io::parse_amount(token, a);
+  if (fault == io::amount_fault::not_a_number) {
+    throw nb::value_error((std::string(what) + ": " + io::in_quotes(token) +
+                           " is not a decimal amount ([+-]digits[.digits], such as '-1234.56' or '.5')")
+                              .c_str());
+  }
+  if (fault != io::amount_fault::none) {
+    throw nb::value_error((std::string(what) + ": " + io::in_quotes(token) + io::fault_text(fault)).c_str());
+  }
+  return nb::make_tuple(to_python(a.value), nb::int_(a.decimals));
 }
 
 std::vector<int128> to_weights(nb::handle weights) {

@@ -26,6 +26,24 @@ int128 to_int128(nanobind::handle value, const char* what);
 /// that the iterable raises while it is read propagates unchanged.
 std::vector<int128> to_weights(nanobind::handle weights);
 
+/// An integer argument (anything with __index__): nb::type_error naming `what` for a float,
+/// a string or None, nb::value_error for 128 bits or more.
+int128 to_integer(nanobind::handle value, const char* what);
+
+/// A number of seconds (an int or anything with __float__), or nullopt for None; inf is 0, "no
+/// limit". nb::type_error naming `what` for a string or other non-number, nb::value_error for
+/// 0 or less or NaN.
+std::optional<double> to_seconds(nanobind::handle value, const char* what);
+
+/// A string argument, one of `choices` ("'auto', 'cpu' or 'cuda'"); nb::type_error naming
+/// `what` for a non-string. The caller checks the value against the choices.
+std::string to_choice(nanobind::handle value, const char* what, const char* choices);
+
+/// A decimal string read by the program's own amount parser (ssum solve's rule: [+-]digits
+/// [.digits], either side of the point may be empty, not both; at most 18 decimals), as
+/// (mantissa, decimals) with value = mantissa / 10^decimals. nb::value_error naming `what`.
+nanobind::tuple to_amount(nanobind::handle text, const char* what);
+
 /// A Python bool or a numpy bool; nb::type_error naming `what` for anything else.
 bool to_bool(nanobind::handle value, const char* what);
 

@@ -19,6 +19,7 @@
 
 #include "bindings.hpp"
 #include "convert.hpp"
+#include "solve_binding.hpp"
 #include "ssum/errors.hpp"
 #include "ssum/solve.hpp"
 
@@ -103,6 +104,10 @@ void produce(const std::shared_ptr<channel>& ch, const listing_request& r) {
   ch->arrived.notify_all();
 }
 
+// One next() at a time, as a generator allows: a second one, from another thread or from a
+// signal handler, raises ValueError at once. Every flag that next(), close() and the properties
+// share is read under state_ (or is atomic), not under the GIL: next() releases the GIL while it
+// waits, and a free-threaded build has none.
 class solutions_iterator {
  public:
   explicit solutions_iterator(listing_request request)
@@ -112,88 +117,153 @@ class solutions_iterator {
   }
   solutions_iterator(const solutions_iterator&) = delete;
   solutions_iterator& operator=(const solutions_iterator&) = delete;
-  ~solutions_iterator() { stop(); }
+  ~solutions_iterator() {
+    cancel();
+    join_thread();
+  }
 
   nb::object next() {
+    bool busy, closing;
+    {
+      std::lock_guard lock(state_);
+      busy = running_;
+      closing = close_requested_;
+      running_ = running_ || !closing;
+    }
+    // Raised without the lock held: the exceptions are Python objects.
+    if (busy) throw nb::value_error("ssum.Solutions iterator already executing (another thread is in its next())");
+    if (closing) throw nb::stop_iteration();
+    running_guard guard{*this};
     while (position_ >= current_.size()) {
       current_.clear();
       position_ = 0;
       if (!take_batch()) throw nb::stop_iteration();
     }
     const std::vector<std::size_t>& s = current_[position_++];
-    ++yielded_;
+    yielded_.fetch_add(1, std::memory_order_relaxed);
     nb::list out;
     for (const std::size_t i : s) out.append(nb::int_(i));
     return out;
   }
 
-  /// Cancels the listing and waits for its thread (promptly: the listing polls cancel).
-  void stop() {
-    if (!thread_.joinable()) return;
+  /// Stops the listing. With a next() running on another thread, that next() ends with
+  /// StopIteration and waits for the listing's thread itself, so that close() never waits on
+  /// it; otherwise close() waits for the thread (promptly: the listing polls cancel).
+  void close() {
+    bool join_here;
+    {
+      std::lock_guard lock(state_);
+      close_requested_ = true;
+      join_here = !running_;
+      if (join_here) {
+        closed_ = true;
+        current_.clear();
+        position_ = 0;
+      }
+    }
+    cancel();
+    if (join_here) join_thread();
+  }
+
+  std::uint64_t listed() const { return yielded_.load(std::memory_order_relaxed); }
+  bool complete() const { return done() && ch_->summary.complete; }
+  bool timed_out() const { return done() && ch_->summary.timed_out; }
+  nb::object seconds() const { return done() ? nb::object(nb::float_(ch_->summary.seconds)) : nb::none(); }
+  nb::object planned_bytes() const { return done() ? nb::object(nb::int_(ch_->summary.planned_bytes)) : nb::none(); }
+  nb::object reason() const { return done() ? nb::object(nb::str(ch_->summary.plan.reason.c_str())) : nb::none(); }
+
+ private:
+  // Leaves next(): the next caller may enter, and a close() that came meanwhile is finished here.
+  struct running_guard {
+    solutions_iterator& it;
+    ~running_guard() {
+      bool close_now;
+      {
+        std::lock_guard lock(it.state_);
+        it.running_ = false;
+        close_now = it.close_requested_ && !it.closed_;
+        if (close_now) {
+          it.closed_ = true;
+          it.current_.clear();
+          it.position_ = 0;
+        }
+      }
+      if (close_now) it.join_thread();
+    }
+  };
+
+  // The listing's summary may be read once done_ is set: the thread has ended.
+  bool done() const { return done_.load(std::memory_order_acquire); }
+
+  void cancel() {
     {
       std::lock_guard lock(ch_->mutex);
       ch_->cancel = true;
     }
     ch_->room.notify_all();
+    ch_->arrived.notify_all();  // a next() waiting on another thread looks at close_requested_
+  }
+
+  // Joins the listing's thread once, whoever asks first (a later caller finds it claimed).
+  void join_thread() {
+    {
+      std::lock_guard lock(state_);
+      if (join_claimed_) return;
+      join_claimed_ = true;
+    }
     if (PyGILState_Check()) {
       nb::gil_scoped_release unlocked;
       thread_.join();
     } else {
       thread_.join();
     }
-    closed_ = true;
-  }
-  void close() {
-    stop();
-    current_.clear();
-    position_ = 0;
   }
 
-  std::uint64_t listed() const { return yielded_; }
-  bool complete() const { return done_ && ch_->summary.complete; }
-  bool timed_out() const { return done_ && ch_->summary.timed_out; }
-  nb::object seconds() const { return done_ ? nb::object(nb::float_(ch_->summary.seconds)) : nb::none(); }
-  nb::object planned_bytes() const { return done_ ? nb::object(nb::int_(ch_->summary.planned_bytes)) : nb::none(); }
-  nb::object reason() const { return done_ ? nb::object(nb::str(ch_->summary.plan.reason.c_str())) : nb::none(); }
+  bool close_requested() {
+    std::lock_guard lock(state_);
+    return close_requested_;
+  }
 
- private:
-  // The next batch into current_; false at the end. Waits with the GIL released and looks for
-  // signals every 50 ms; a handler that raises cancels the listing first.
+  // The next batch into current_; false at the end or once closed. Waits with the GIL released
+  // and looks for signals every 50 ms; a handler that raises cancels the listing first.
   bool take_batch() {
-    if (closed_ || done_) return false;
+    if (done() || close_requested()) return false;
     for (;;) {
-      bool have = false, finished = false;
+      bool have = false, finished = false, closing = false;
       {
         nb::gil_scoped_release unlocked;
         std::unique_lock lock(ch_->mutex);
         ch_->consumer_waiting = true;
         ch_->arrived.wait_for(lock, std::chrono::milliseconds(50),
-                              [&] { return !ch_->queue.empty() || ch_->finished; });
+                              [&] { return !ch_->queue.empty() || ch_->finished || ch_->cancel; });
         ch_->consumer_waiting = false;
-        if (!ch_->queue.empty()) {
+        closing = ch_->cancel;
+        if (!closing && !ch_->queue.empty()) {
           current_ = std::move(ch_->queue.front());
           ch_->queue.pop_front();
           have = true;
-        } else {
+        } else if (!closing) {
           finished = ch_->finished;
         }
       }
+      if (closing) return false;  // closed from another thread (or a signal handler)
       if (have) {
         ch_->room.notify_one();
         return true;
       }
       if (finished) {
-        {
-          nb::gil_scoped_release unlocked;
-          thread_.join();
-        }
-        done_ = true;
+        join_thread();
+        done_.store(true, std::memory_order_release);
         if (ch_->failure) std::rethrow_exception(ch_->failure);
         return false;
       }
       if (PyErr_CheckSignals() != 0) {
         nb::python_error signal_error;  // takes the pending exception
-        stop();
+        {
+          std::lock_guard lock(state_);
+          close_requested_ = true;  // finished by running_guard as next() leaves
+        }
+        cancel();
         throw signal_error;
       }
     }
@@ -202,19 +272,17 @@ class solutions_iterator {
   std::shared_ptr<channel> ch_;
   listing_request request_;  // the thread reads it: it lives as long as the iterator
   std::thread thread_;
+  // Touched only by the one next() running (or by close() when none runs).
   subset_batch current_;
   std::size_t position_ = 0;
-  std::uint64_t yielded_ = 0;
-  bool done_ = false;    // the listing ended and its summary is read
-  bool closed_ = false;  // closed early: no more subsets
+  std::atomic<std::uint64_t> yielded_{0};
+  std::atomic<bool> done_{false};  // the listing ended and its summary may be read
+  std::mutex state_;               // guards the four flags below
+  bool running_ = false;           // a next() is under way
+  bool close_requested_ = false;   // close(), a signal, or destruction: no more subsets
+  bool closed_ = false;            // current_ dropped after a close
+  bool join_claimed_ = false;      // someone joins (or joined) the listing's thread
 };
-
-ssum::backend backend_of(const std::string& name) {
-  if (name == "auto") return ssum::backend::automatic;
-  if (name == "cpu") return ssum::backend::cpu;
-  if (name == "cuda") return ssum::backend::cuda;
-  throw nb::value_error(("backend must be 'auto', 'cpu' or 'cuda', not '" + ssum::printable(name) + "'").c_str());
-}
 
 }  // namespace
 
@@ -241,23 +309,23 @@ void bind_listing(nb::module_& m) {
   m.def(
       "_solutions",
       [](nb::handle weights, nb::handle target, nb::handle high, std::size_t min_items,
-         std::optional<std::size_t> max_items, std::uint64_t limit, std::optional<double> time_limit,
-         std::optional<long long> memory, std::optional<long long> threads, const std::string& backend) {
+         std::optional<std::size_t> max_items, std::uint64_t limit, nb::handle time_limit, nb::handle memory,
+         nb::handle threads, nb::handle backend) {
         listing_request r;
-        r.backend = backend_of(backend);
+        r.backend = parse_backend(backend);
         r.problem.weights = to_weights(weights);
         if (!target.is_none()) r.problem.target = to_int128(target, "target");
         if (!high.is_none()) r.options.high = to_int128(high, "the window's top");
         r.options.min_items = min_items;
         r.options.max_items = max_items.value_or(SIZE_MAX);
         r.options.limit = limit;
-        if (time_limit) r.options.time_limit = *time_limit;
-        if (memory) r.options.memory_limit = static_cast<std::uint64_t>(*memory);
-        if (threads) r.threads = static_cast<unsigned>(*threads);
+        if (const std::optional<double> seconds = to_seconds(time_limit, "time_limit")) r.options.time_limit = *seconds;
+        if (const std::optional<std::uint64_t> bytes = parse_memory(memory)) r.options.memory_limit = *bytes;
+        r.threads = parse_threads(threads);
         return new solutions_iterator(std::move(r));
       },
       "weights"_a, "target"_a.none(), "high"_a.none(), "min_items"_a, "max_items"_a.none(), "limit"_a,
-      "time_limit"_a.none(), "memory"_a.none(), "threads"_a.none(), "backend"_a, nb::rv_policy::take_ownership);
+      "time_limit"_a.none(), "memory"_a.none(), "threads"_a.none(), "backend"_a.none(), nb::rv_policy::take_ownership);
 }
 
 }  // namespace ssum::python

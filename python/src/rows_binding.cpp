@@ -201,9 +201,8 @@ void bind_rows(nb::module_& m) {
 
   m.def(
       "solve_rows",
-      [](nb::handle rows, nb::handle targets, const std::string& backend, const std::string& algorithm,
-         std::optional<long long> threads, std::optional<long long> memory, nb::handle count,
-         std::optional<double> time_limit, unsigned long long seed) {
+      [](nb::handle rows, nb::handle targets, nb::handle backend, nb::handle algorithm, nb::handle threads,
+         nb::handle memory, nb::handle count, nb::handle time_limit, nb::handle seed) {
         solve_settings settings =
             parse_settings(backend, algorithm, threads, memory, to_bool(count, "count"), time_limit, seed);
         const rows_problem p = read_instance(rows, targets);
@@ -216,8 +215,10 @@ void bind_rows(nb::module_& m) {
         });
         return answer(std::move(result), p);
       },
-      "rows"_a, "targets"_a, nb::kw_only(), "backend"_a = "auto", "algorithm"_a = "auto", "threads"_a = nb::none(),
-      "memory"_a = nb::none(), "count"_a.none() = false, "time_limit"_a = nb::none(), "seed"_a = 1);
+      // Every argument as a handle, None included: the conversions name the argument they refuse.
+      "rows"_a.none(), "targets"_a.none(), nb::kw_only(), "backend"_a.none() = "auto", "algorithm"_a.none() = "auto",
+      "threads"_a.none() = nb::none(), "memory"_a.none() = nb::none(), "count"_a.none() = false,
+      "time_limit"_a.none() = nb::none(), "seed"_a.none() = 1);
 
   // ssum.read_rows (python/ssum/__init__.py) opens the file first, for Python's own OSErrors.
   m.def(

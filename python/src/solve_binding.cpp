@@ -110,14 +110,9 @@ void give_back(solver_thread* t) {
 void forget_threads_after_fork() { idle_threads = new std::vector<solver_thread*>(); }
 
 // ---- arguments ------------------------------------------------------------------------
-ssum::backend parse_backend(const std::string& name) {
-  if (name == "auto") return ssum::backend::automatic;
-  if (name == "cpu") return ssum::backend::cpu;
-  if (name == "cuda") return ssum::backend::cuda;
-  throw nb::value_error(("backend must be 'auto', 'cpu' or 'cuda', not '" + ssum::printable(name) + "'").c_str());
-}
-
-ssum::algorithm parse_algorithm(const std::string& name) {
+ssum::algorithm parse_algorithm(nb::handle value) {
+  const std::string name =
+      to_choice(value, "algorithm", "'auto', 'two-list', 'four-list', 'dp' or 'completion'");
   if (name == "auto") return ssum::algorithm::automatic;
   if (name == "two-list") return ssum::algorithm::two_list;
   if (name == "four-list") return ssum::algorithm::four_list;
@@ -130,26 +125,43 @@ ssum::algorithm parse_algorithm(const std::string& name) {
 
 }  // namespace
 
-solve_settings parse_settings(const std::string& backend, const std::string& algorithm,
-                              std::optional<long long> threads, std::optional<long long> memory, bool count,
-                              std::optional<double> time_limit, unsigned long long seed) {
+ssum::backend parse_backend(nb::handle value) {
+  const std::string name = to_choice(value, "backend", "'auto', 'cpu' or 'cuda'");
+  if (name == "auto") return ssum::backend::automatic;
+  if (name == "cpu") return ssum::backend::cpu;
+  if (name == "cuda") return ssum::backend::cuda;
+  throw nb::value_error(("backend must be 'auto', 'cpu' or 'cuda', not '" + ssum::printable(name) + "'").c_str());
+}
+
+unsigned parse_threads(nb::handle threads) {
+  if (threads.is_none()) return 0;
+  const int128 n = to_integer(threads, "threads");
+  if (n < 1 || n > 4096) throw nb::value_error("threads must be from 1 to 4096, or None for all");
+  return static_cast<unsigned>(n);
+}
+
+std::optional<std::uint64_t> parse_memory(nb::handle memory) {
+  if (memory.is_none()) return std::nullopt;
+  const int128 bytes = to_integer(memory, "memory");
+  if (bytes <= 0) throw nb::value_error("memory must be a number of bytes above 0, or None for what is free");
+  if (bytes > int128(UINT64_MAX)) {
+    throw nb::value_error("memory must be a number of bytes below 2^64, or None for what is free");
+  }
+  return static_cast<std::uint64_t>(bytes);
+}
+
+solve_settings parse_settings(nb::handle backend, nb::handle algorithm, nb::handle threads, nb::handle memory,
+                              bool count, nb::handle time_limit, nb::handle seed) {
   solve_settings r;
   r.backend = parse_backend(backend);
   r.options.algo = parse_algorithm(algorithm);
-  if (threads) {
-    if (*threads < 1 || *threads > 4096) throw nb::value_error("threads must be from 1 to 4096, or None for all");
-    r.threads = static_cast<unsigned>(*threads);
-  }
-  if (memory) {
-    if (*memory <= 0) throw nb::value_error("memory must be a number of bytes above 0, or None for what is free");
-    r.options.memory_limit = static_cast<std::uint64_t>(*memory);
-  }
-  if (time_limit) {
-    if (!(*time_limit > 0)) throw nb::value_error("time_limit must be a number of seconds above 0, or None");
-    r.options.time_limit = std::isinf(*time_limit) ? 0 : *time_limit;
-  }
+  r.threads = parse_threads(threads);
+  if (const std::optional<std::uint64_t> bytes = parse_memory(memory)) r.options.memory_limit = *bytes;
+  if (const std::optional<double> seconds = to_seconds(time_limit, "time_limit")) r.options.time_limit = *seconds;
   r.options.count = count;
-  r.options.seed = seed;
+  const int128 s = to_integer(seed, "seed");
+  if (s < 0 || s > int128(UINT64_MAX)) throw nb::value_error("seed must be from 0 to 2^64 - 1");
+  r.options.seed = static_cast<std::uint64_t>(s);
   return r;
 }
 
@@ -211,10 +223,9 @@ bool runs_inline(const solve_request& r) {
          r.options.algo != ssum::algorithm::dynamic_programming;
 }
 
-solve_request make_request(nb::handle weights, nb::handle target, const std::string& backend,
-                           const std::string& algorithm, std::optional<long long> threads,
-                           std::optional<long long> memory, bool count, std::optional<double> time_limit,
-                           unsigned long long seed) {
+solve_request make_request(nb::handle weights, nb::handle target, nb::handle backend, nb::handle algorithm,
+                           nb::handle threads, nb::handle memory, bool count, nb::handle time_limit,
+                           nb::handle seed) {
   solve_request r;
   static_cast<solve_settings&>(r) = parse_settings(backend, algorithm, threads, memory, count, time_limit, seed);
   r.problem.weights = to_weights(weights);
@@ -239,6 +250,7 @@ py_solution answer(ssum::solution s, const solve_request& r, std::optional<int> 
 // ---- questions answered by listing ----------------------------------------------------
 struct listing_question {
   std::optional<int128> high;
+  std::optional<int128> asked;  // the target as asked, for a window (none for target_range)
   std::size_t min_items = 0, max_items = SIZE_MAX;
   bool unique = false;
 };
@@ -281,7 +293,11 @@ py_solution solve_by_listing(solve_request& r, const listing_question& q, std::o
   s.planned_bytes = result.planned_bytes;
   s.plan = result.plan;
   py_solution p = answer(std::move(s), r, decimals);
-  p.high = q.high;
+  if (q.high) {
+    p.low = r.problem.target;
+    p.high = q.high;
+    p.target = q.asked;
+  }
   if (q.unique) {
     p.unique = kept.size() >= 2 ? "several" : !result.complete ? "unknown" : kept.size() == 1 ? "unique" : "none";
     p.subsets = std::move(kept);
@@ -366,7 +382,7 @@ void bind_solve(nb::module_& m) {
       .def_prop_ro("target", [](const py_solution& p) { return p.target ? p.amount(*p.target) : nb::none(); })
       .def_prop_ro("window",
                    [](const py_solution& p) {
-                     return p.high ? nb::object(nb::make_tuple(p.amount(*p.target), p.amount(*p.high))) : nb::none();
+                     return p.high ? nb::object(nb::make_tuple(p.amount(*p.low), p.amount(*p.high))) : nb::none();
                    })
       .def_prop_ro("sum", [](const py_solution& p) { return p.sum ? p.amount(*p.sum) : nb::none(); })
       .def_prop_ro("decimals", [](const py_solution& p) { return p.decimals < 0 ? 0 : p.decimals; })
@@ -384,16 +400,17 @@ void bind_solve(nb::module_& m) {
   // amounts, and calls this.
   m.def(
       "solve",
-      [](nb::handle weights, nb::handle target, const std::string& backend, const std::string& algorithm,
-         std::optional<long long> threads, std::optional<long long> memory, nb::handle count,
-         std::optional<double> time_limit, unsigned long long seed, bool listing, nb::handle high,
-         std::size_t min_items, std::optional<std::size_t> max_items, bool unique, std::optional<int> decimals) {
+      [](nb::handle weights, nb::handle target, nb::handle backend, nb::handle algorithm, nb::handle threads,
+         nb::handle memory, nb::handle count, nb::handle time_limit, nb::handle seed, bool listing, nb::handle high,
+         std::size_t min_items, std::optional<std::size_t> max_items, bool unique, std::optional<int> decimals,
+         nb::handle asked) {
         // count as a handle: nanobind's bool takes only Python's two, not numpy's bool.
         solve_request r = make_request(weights, target, backend, algorithm, threads, memory,
                                        to_bool(count, "count"), time_limit, seed);
         if (listing) {
           listing_question q;
           if (!high.is_none()) q.high = to_int128(high, "the window's top");
+          if (!asked.is_none()) q.asked = to_int128(asked, "target");
           q.min_items = min_items;
           q.max_items = max_items.value_or(SIZE_MAX);
           q.unique = unique;
@@ -413,10 +430,10 @@ void bind_solve(nb::module_& m) {
         });
         return answer(std::move(s), r, decimals);
       },
-      "weights"_a, "target"_a = nb::none(), nb::kw_only(), "backend"_a = "auto", "algorithm"_a = "auto",
-      "threads"_a = nb::none(), "memory"_a = nb::none(), "count"_a.none() = false, "time_limit"_a = nb::none(),
-      "seed"_a = 1, "_listing"_a = false, "_high"_a = nb::none(), "_min_items"_a = 0, "_max_items"_a = nb::none(),
-      "_unique"_a = false, "_decimals"_a = nb::none());
+      "weights"_a, "target"_a.none() = nb::none(), nb::kw_only(), "backend"_a.none() = "auto",
+      "algorithm"_a.none() = "auto", "threads"_a.none() = nb::none(), "memory"_a.none() = nb::none(),
+      "count"_a.none() = false, "time_limit"_a.none() = nb::none(), "seed"_a.none() = 1, "_listing"_a = false, "_high"_a = nb::none(), "_min_items"_a = 0, "_max_items"_a = nb::none(),
+      "_unique"_a = false, "_decimals"_a = nb::none(), "_asked"_a.none() = nb::none());
 
   // What the host's free memory was measured from (each figure; the room is the smallest).
   m.def("_host_memory_report", [] { return ssum::host_memory_report(); });
@@ -425,14 +442,15 @@ void bind_solve(nb::module_& m) {
   m.def("_convert_weights", [](nb::handle weights) { return to_weights(weights).size(); }, "weights"_a);
   m.def(
       "_time_cpp_solve",
-      [](nb::handle weights, nb::handle target, std::size_t repeat, std::optional<long long> threads) {
-        solve_request r = make_request(weights, target, "cpu", "auto", threads, {}, false, {}, 1);
+      [](nb::handle weights, nb::handle target, std::size_t repeat, nb::handle threads) {
+        solve_request r = make_request(weights, target, nb::str("cpu"), nb::str("auto"), threads, nb::none(), false,
+                                       nb::none(), nb::int_(1));
         nb::gil_scoped_release unlocked;
         const auto start = std::chrono::steady_clock::now();
         for (std::size_t k = 0; k < repeat; ++k) ssum::solve(r.backend, r.threads, r.problem, r.options);
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / double(repeat);
       },
-      "weights"_a, "target"_a, "repeat"_a, "threads"_a = nb::none());
+      "weights"_a, "target"_a, "repeat"_a, "threads"_a.none() = nb::none());
 }
 
 }  // namespace ssum::python

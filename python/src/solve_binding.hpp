@@ -3,6 +3,7 @@
 // (rows_binding.cpp): the options' parsing, the interruptible run and the Solution object.
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <sstream>
@@ -23,9 +24,16 @@ struct solve_settings {
   unsigned threads = 0;
   ssum::solve_options options;
 };
-solve_settings parse_settings(const std::string& backend, const std::string& algorithm,
-                              std::optional<long long> threads, std::optional<long long> memory, bool count,
-                              std::optional<double> time_limit, unsigned long long seed);
+solve_settings parse_settings(nanobind::handle backend, nanobind::handle algorithm, nanobind::handle threads,
+                              nanobind::handle memory, bool count, nanobind::handle time_limit,
+                              nanobind::handle seed);
+
+/// The arguments parse_settings reads, one at a time (ssum.solutions takes no algorithm):
+/// TypeError or ValueError naming the argument, never nanobind's "incompatible function
+/// arguments", so they come as handles.
+ssum::backend parse_backend(nanobind::handle backend);
+unsigned parse_threads(nanobind::handle threads);                       // 0 for None: all
+std::optional<std::uint64_t> parse_memory(nanobind::handle memory);    // nullopt for None
 
 /// Runs solve(cancel) off the calling thread with the GIL released. Every ~50 ms the caller
 /// takes the GIL and lets Python run its signal handlers; when one raises (KeyboardInterrupt
@@ -39,9 +47,10 @@ inline const char* status_name(ssum::status s) {
 /// ssum.Solution: the answer and the question as answered.
 struct py_solution {
   ssum::solution s;
-  // The question as answered, for the attributes in the caller's units: the target (none for
-  // zero-sum), the window's top where one was asked, the scale of decimal input (-1: ints).
-  std::optional<int128> target, high;
+  // The question as answered, for the attributes in the caller's units: the target as asked
+  // (none for zero-sum and for target_range; the centre for tolerance), the window where one
+  // was asked, the scale of decimal input (-1: ints).
+  std::optional<int128> target, low, high;
   int decimals = -1;
   std::optional<int128> sum;  // the subset's, when there is one
   // unique=True: "none", "unique", "several" or "unknown", and the subsets found (two at most).

@@ -24,6 +24,10 @@ NB_MODULE(_ssum, m) {
   ssum::python::bind_rows(m);  // RowsSolution derives from bind_solve's Solution
   ssum::python::bind_primitives(m);
 
+  // The program's amount parser, for ssum.solve's decimal strings (python/ssum/__init__.py).
+  m.def(
+      "_amount", [](nb::handle text, const std::string& what) { return ssum::python::to_amount(text, what.c_str()); },
+      "text"_a, "what"_a);
   m.def(
       "generate",
       [](const std::string& cls, std::size_t n, std::optional<int> bits, std::uint64_t seed) {

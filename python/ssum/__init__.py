@@ -11,7 +11,6 @@ import collections.abc as _abc
 import decimal as _decimal
 import operator as _operator
 import os as _os
-import re as _re
 
 from . import _ssum
 from ._ssum import (
@@ -47,9 +46,9 @@ def generate(cls, n, bits=None, seed=1):
 
 
 # ---- decimal amounts ----------------------------------------------------------------------
-# As the program reads them: [+-]digits[.digits], at most 18 decimals; the instance's scale is
-# the most decimals of any amount, and every amount becomes an exact integer at that scale.
-_AMOUNT = _re.compile(r"[+-]?[0-9]+(\.[0-9]+)?\Z")
+# As the program reads them: [+-]digits[.digits] (either side of the point may be empty, not
+# both), at most 18 decimals; the instance's scale is the most decimals of any amount, and every
+# amount becomes an exact integer at that scale. Strings go through the program's own parser.
 _MAX_DECIMALS = 18
 
 
@@ -70,10 +69,7 @@ def _amount(value, what):
         raise TypeError(f"{what} must be an integer, a decimal.Decimal or a decimal string, not "
                         f"{type(value).__name__}: a float is not exact")
     if isinstance(value, str):
-        if not _AMOUNT.match(value):
-            raise ValueError(f"{what}: {value[:40]!r} is not a decimal amount ([+-]digits[.digits], such as "
-                             "'-1234.56')")
-        value = _decimal.Decimal(value)
+        return _ssum._amount(value, what)
     if isinstance(value, _decimal.Decimal):
         if not value.is_finite():
             raise ValueError(f"{what} must be a finite amount, not {value}")
@@ -120,6 +116,7 @@ def _question(weights, target, items, min_items, max_items, target_range, tolera
         weights = [m * 10 ** (decimals - d) for m, d in pairs]
     value = {name: m * 10 ** (decimals - d) for name, (m, d) in scaled.items()}
     target, high = value.get("target"), None
+    asked = target  # what Solution.target reports: None for target_range, the centre for tolerance
     if target_range is not None:
         target, high = value["target_range[0]"], value["target_range[1]"]
         if high < target:
@@ -130,14 +127,27 @@ def _question(weights, target, items, min_items, max_items, target_range, tolera
             raise ValueError(f"tolerance must be 0 or more, not {tolerance}")
         target, high = target - d, target + d
     if items is not None:
-        min_items = max_items = items
-    min_items = 0 if min_items is None else _operator.index(min_items)
-    max_items = None if max_items is None else _operator.index(max_items)
+        min_items = max_items = _whole(items, "items")
+    min_items = 0 if min_items is None else _whole(min_items, "min_items")
+    max_items = None if max_items is None else _whole(max_items, "max_items")
     if min_items < 0 or (max_items is not None and max_items < 0):
         raise ValueError("items, min_items and max_items must be numbers of items, 0 or more")
     if max_items is not None and min_items > max_items:
         raise ValueError("min_items is above max_items: no subset has such a size")
-    return weights, target, high, min_items, max_items, (decimals if decimal else None)
+    # No instance has 2^64 items: a larger bound asks the same as 2^64 - 1, which C++ takes.
+    min_items = min(min_items, _MAX_COUNT)
+    max_items = None if max_items is None else min(max_items, _MAX_COUNT)
+    return weights, target, high, min_items, max_items, (decimals if decimal else None), asked
+
+
+_MAX_COUNT = 2**64 - 1
+
+
+def _whole(value, what):
+    """An integer argument, with a TypeError that names it."""
+    if isinstance(value, float) or not hasattr(type(value), "__index__"):
+        raise TypeError(f"{what} must be an integer, not {type(value).__name__}")
+    return _operator.index(value)
 
 
 def _flag(value, what):
@@ -162,14 +172,14 @@ def solve(weights, target=None, *, items=None, min_items=None, max_items=None, t
         except TypeError:
             if not (_is_amount(target) or _has_amounts(weights)):
                 raise
-        weights, target, _, _, _, decimals = _question(weights, target, None, None, None, None, None)
+        weights, target, _, _, _, decimals, _ = _question(weights, target, None, None, None, None, None)
         return _ssum.solve(weights, target, _decimals=decimals, **options)
     if unique and options.get("count", False) is not False and _flag(options["count"], "count"):
         raise ValueError("unique=True looks for two subsets and count=True counts every one: ask for one of them")
-    weights, target, high, min_items, max_items, decimals = _question(
+    weights, target, high, min_items, max_items, decimals, asked = _question(
         weights, target, items, min_items, max_items, target_range, tolerance)
     return _ssum.solve(weights, target, _listing=True, _high=high, _min_items=min_items, _max_items=max_items,
-                       _unique=unique, _decimals=decimals, **options)
+                       _unique=unique, _decimals=decimals, _asked=asked, **options)
 
 
 def solutions(weights, target=None, *, limit=None, items=None, min_items=None, max_items=None,
@@ -180,26 +190,15 @@ def solutions(weights, target=None, *, limit=None, items=None, min_items=None, m
     if isinstance(weights, _abc.Iterator):
         weights = list(weights)
     if limit is not None:
-        limit = _operator.index(limit)
+        limit = _whole(limit, "limit")
         if limit < 1:
             raise ValueError(f"limit must be a number of subsets from 1 up, or None for every one, not {limit}")
-    if time_limit is not None:
-        time_limit = float(time_limit)
-        if not time_limit > 0:
-            raise ValueError("time_limit must be a number of seconds above 0, or None")
-        if time_limit == float("inf"):
-            time_limit = None
-    if memory is not None and _operator.index(memory) <= 0:
-        raise ValueError("memory must be a number of bytes above 0, or None for what is free")
-    if threads is not None and not 1 <= _operator.index(threads) <= 4096:
-        raise ValueError("threads must be from 1 to 4096, or None for all")
-    if target is None and target_range is None and (tolerance is not None):
-        raise ValueError("tolerance=d is a window around the target: give a target")
-    weights, target, high, min_items, max_items, _ = _question(
+        limit = min(limit, _MAX_COUNT)  # 2^64 or more subsets: every one, as far as anyone can wait
+    weights, target, high, min_items, max_items, _, _ = _question(
         weights, target, items, min_items, max_items, target_range, tolerance)
-    return _ssum._solutions(weights, target, high, min_items, max_items, limit or 0, time_limit,
-                            None if memory is None else _operator.index(memory),
-                            None if threads is None else _operator.index(threads), backend)
+    # time_limit, memory, threads and backend are checked in C++, with messages naming them.
+    return _ssum._solutions(weights, target, high, min_items, max_items, limit or 0, time_limit, memory, threads,
+                            backend)
 
 
 def read_rows(path):

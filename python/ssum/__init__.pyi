@@ -93,8 +93,9 @@ class Solution:
         """Memory the plan reserved for lists and buffers."""
     @property
     def target(self) -> Optional[_Number]:
-        """The target as asked (the window's low end for ``target_range``/``tolerance``); None
-        for zero-sum. A Decimal when any amount was a Decimal or a decimal string."""
+        """The target as asked (the centre for ``tolerance``); None for zero-sum and for
+        ``target_range``, which asks no target (``window`` holds it). A Decimal when any amount
+        was a Decimal or a decimal string."""
     @property
     def window(self) -> Optional[tuple[_Number, _Number]]:
         """(lo, hi) for ``target_range`` or ``tolerance``; None for the target alone."""
@@ -147,14 +148,16 @@ class RowsSolution(Solution):
 
 class Solutions(Iterator[list[int]]):
     """The iterator :func:`solutions` returns. Closing it (``close()``, ``del``, leaving a
-    ``with`` block, garbage collection) stops the listing and its thread."""
+    ``with`` block, garbage collection) stops the listing and its thread. One next() at a
+    time, as for a generator: a next() while another thread is inside one raises ValueError."""
 
     def __next__(self) -> list[int]: ...
     def __iter__(self) -> "Solutions": ...
     def __enter__(self) -> "Solutions": ...
     def __exit__(self, *args: object) -> None: ...
     def close(self) -> None:
-        """Stops the listing; next() then raises StopIteration."""
+        """Stops the listing; next() then raises StopIteration. From another thread while a
+        next() waits: that next() ends with StopIteration."""
     @property
     def listed(self) -> int:
         """Subsets yielded so far."""

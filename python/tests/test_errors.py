@@ -96,3 +96,53 @@ def test_cuda_without_a_device():
 def test_bad_arguments_are_value_errors(arguments):
     with pytest.raises(ValueError):
         ssum.solve([1, 2, 3], 3, **arguments)
+
+
+ROWS, TARGETS = [[1, 2, 3], [3, 2, 1]], [3, 3]
+
+
+@pytest.mark.parametrize(
+    "call, error, name",
+    [
+        (lambda: ssum.solve_rows(ROWS, TARGETS, seed=-1), ValueError, "seed"),
+        (lambda: ssum.solve_rows(ROWS, TARGETS, seed=2**64), ValueError, "seed"),
+        (lambda: ssum.solve_rows(ROWS, TARGETS, memory=2**70), ValueError, "memory"),
+        (lambda: ssum.solve_rows(ROWS, None), TypeError, "targets"),
+        (lambda: ssum.solve_rows(None, TARGETS), TypeError, "rows"),
+        (lambda: ssum.solve_rows(ROWS, TARGETS, threads=2**70), ValueError, "threads"),
+        (lambda: ssum.solve_rows(ROWS, TARGETS, threads="2"), TypeError, "threads"),
+        (lambda: ssum.solve_rows(ROWS, TARGETS, time_limit="1"), TypeError, "time_limit"),
+        (lambda: ssum.solve_rows(ROWS, TARGETS, backend=3), TypeError, "backend"),
+        (lambda: ssum.solve_rows(ROWS, TARGETS, algorithm=None), TypeError, "algorithm"),
+        (lambda: ssum.solve([1, 2], 3, seed=-1), ValueError, "seed"),
+        (lambda: ssum.solve([1, 2], 3, seed=1.5), TypeError, "seed"),
+        (lambda: ssum.solve([1, 2], 3, memory=2**70), ValueError, "memory"),
+        (lambda: ssum.solve([1, 2], 3, memory=1.5), TypeError, "memory"),
+        (lambda: ssum.solve([1, 2], 3, threads=2**70), ValueError, "threads"),
+        (lambda: ssum.solve([1, 2], 3, time_limit="x"), TypeError, "time_limit"),
+        (lambda: ssum.solve([1, 2], 3, backend=None), TypeError, "backend"),
+        (lambda: ssum.solve([1, 2], 3, items=1, memory=2**70), ValueError, "memory"),
+        (lambda: ssum.solve([1, 2], 3, items=1, seed=-1), ValueError, "seed"),
+        (lambda: ssum.solve([1, 2], 3, items="1"), TypeError, "items"),
+        (lambda: ssum.solutions([1, 2], 3, memory=2**70), ValueError, "memory"),
+        (lambda: ssum.solutions([1, 2], 3, time_limit="x"), TypeError, "time_limit"),
+        (lambda: ssum.solutions([1, 2], 3, backend=3), TypeError, "backend"),
+        (lambda: ssum.solutions([1, 2], 3, threads=1.0), TypeError, "threads"),
+        (lambda: ssum.solutions([1, 2], 3, limit="5"), TypeError, "limit"),
+        (lambda: ssum.solutions([1, 2], 3, min_items=None, max_items="2"), TypeError, "max_items"),
+    ],
+)
+def test_a_bad_argument_is_named(call, error, name):
+    with pytest.raises(error, match=name) as caught:
+        call()
+    assert "incompatible function arguments" not in str(caught.value)
+
+
+def test_huge_bounds_mean_no_bound():
+    # Beyond 2^64 items or subsets is no bound at all, not an error.
+    every = [[0, 1], [2]]
+    assert [list(s) for s in ssum.solutions([1, 2, 3], 3, limit=2**70)] == every
+    assert [list(s) for s in ssum.solutions([1, 2, 3], 3, max_items=2**70)] == every
+    assert list(ssum.solutions([1, 2, 3], 3, min_items=2**70)) == []
+    assert ssum.solve([1, 2, 3], 3, max_items=2**70, count=True).count == 2
+    assert ssum.solve_rows(ROWS, TARGETS, memory=2**40, seed=2**64 - 1).feasible is not None

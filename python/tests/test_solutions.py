@@ -233,3 +233,42 @@ if given is not None:
     @given(st.lists(st.integers(-50, 50), max_size=10), st.integers(-60, 60), st.integers(0, 6))
     def test_property_window_listing(weights, lo, width):
         assert listed(ssum.solutions(weights, target_range=(lo, lo + width))) == every_subset(weights, lo, lo + width)
+
+
+def test_window_solutions_report_the_target_asked():
+    # tolerance: the target is the one asked, the window around it.
+    s = ssum.solve([1, 2, 3, 4], 5, tolerance=1)
+    assert s.feasible and s.target == 5 and s.window == (4, 6) and 4 <= s.sum <= 6
+    assert sum([1, 2, 3, 4][i] for i in s.subset) == s.sum
+    s = ssum.solve(["1.00", "2.00"], "3.00", tolerance="0.50")
+    assert s.target == Decimal("3.00") and s.window == (Decimal("2.50"), Decimal("3.50")) and s.sum == Decimal("3.00")
+    # target_range asks no target: the window says what was asked.
+    s = ssum.solve([1, 2, 3, 4], target_range=(4, 6))
+    assert s.feasible and s.target is None and s.window == (4, 6) and 4 <= s.sum <= 6
+    s = ssum.solve([1, 2, 3, 4], target_range=(50, 60), count=True)
+    assert s.feasible is False and s.count == 0 and s.target is None and s.window == (50, 60)
+    # Sizes alone keep the target and have no window.
+    s = ssum.solve([1, 2, 3], 3, items=1)
+    assert s.subset == [2] and s.target == 3 and s.window is None
+
+
+@pytest.mark.parametrize(
+    "text, value", [(".5", Decimal("0.5")), ("1.", Decimal(1)), ("-.5", Decimal("-0.5")), ("+.25", Decimal("0.25"))]
+)
+def test_decimal_strings_as_the_program_reads_them(text, value):
+    # [+-]digits[.digits] where either side of the point may be empty, not both.
+    weights = [text, "1", "0.75"]
+    target = value + Decimal("0.75")
+    s = ssum.solve(weights, target)
+    assert s.feasible and s.sum == target
+    assert sum((Decimal(weights[i]) for i in s.subset), Decimal(0)) == target
+    got = listed(ssum.solutions(weights, str(target)))
+    assert (0, 2) in got
+    for subset in got:
+        assert sum((Decimal(weights[i]) for i in subset), Decimal(0)) == target
+
+
+@pytest.mark.parametrize("text", [".", "-.", "+", "", "1.2.3", " 1", "1 ", "--1", ".e5", "1e3", "1,000.00"])
+def test_strings_that_are_not_amounts(text):
+    with pytest.raises(ValueError, match=r"weights\[1\]"):
+        ssum.solve(["1", text], 1)
