@@ -247,4 +247,33 @@ TEST(CliHostileInputs, FieldsSayWhatHappened) {
   EXPECT_NE(r.err.find("32.0 PiB"), std::string::npos) << r.err;
 }
 
+// Exit 2 with one line on stderr that names `line`.
+::testing::AssertionResult refused_at(const run_result& r, std::size_t line, const std::string& says) {
+  if (r.code != 2) return ::testing::AssertionFailure() << "exit " << r.code << ": " << r.out << r.err;
+  if (r.err.find('\n') != r.err.size() - 1) return ::testing::AssertionFailure() << "not one line: " << r.err;
+  if (r.err.find("line " + std::to_string(line) + ": ") == std::string::npos) {
+    return ::testing::AssertionFailure() << "no line " << line << ": " << r.err;
+  }
+  if (r.err.find(says) == std::string::npos) return ::testing::AssertionFailure() << "lacks '" << says << "': " << r.err;
+  return ::testing::AssertionSuccess();
+}
+
+// An unquoted thousands separator splits an amount in two CSV fields; the record's field count
+// gives it away, with a header or without one, rather than its first part being read.
+TEST(CliHostileInputs, CsvRecordsKeepTheFirstRecordsFieldCount) {
+  const fs::path two = write_file("thousands.csv", "invoice,amount\nA-1,1,234.56\nA-2,100.00\nA-3,1.00\n");
+  EXPECT_TRUE(refused_at(run("solve " + two.string() + " --column amount --target 101.00 --all"), 2,
+                         "the record has 3 fields, the header (line 1) 2 fields"));
+  const fs::path one = write_file("onecol.csv", "amount\n1,234.56\n100.00\n");
+  EXPECT_TRUE(refused_at(run("solve " + one.string() + " --column amount --target 101.00"), 2, "2 fields"));
+  EXPECT_TRUE(refused_at(run("solve " + one.string() + " --column 1 --target 101.00"), 2, "2 fields"));
+  const fs::path eu = write_file("eu.csv", "amount\n1.000,50\n");
+  EXPECT_TRUE(refused_at(run("solve " + eu.string() + " --column amount"), 2, "2 fields"));
+  const fs::path bare = write_file("bare.csv", "100.00\n1,234.56\n");
+  EXPECT_TRUE(refused_at(run("solve " + bare.string() + " --column 1"), 2, "the first record (line 1) 1 field"));
+  // Quoted, the comma is the amount's: refused as a thousands separator, by name.
+  const fs::path quoted = write_file("quoted.csv", "invoice,amount\nA-1,\"1,234.56\"\n");
+  EXPECT_TRUE(refused_at(run("solve " + quoted.string() + " --column amount"), 2, "thousands separator"));
+}
+
 }  // namespace
