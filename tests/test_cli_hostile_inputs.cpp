@@ -4,6 +4,7 @@
 // triangle, a Bellman count in 128 bits), every subset against the input.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -274,6 +275,62 @@ TEST(CliHostileInputs, CsvRecordsKeepTheFirstRecordsFieldCount) {
   // Quoted, the comma is the amount's: refused as a thousands separator, by name.
   const fs::path quoted = write_file("quoted.csv", "invoice,amount\nA-1,\"1,234.56\"\n");
   EXPECT_TRUE(refused_at(run("solve " + quoted.string() + " --column amount"), 2, "thousands separator"));
+}
+
+// A .dat on standard input is several rows, as the file is: "m n", then rows of n + 1 numbers.
+TEST(CliHostileInputs, StandardInputIsToldApartAsAFileIs) {
+  const std::string dat = std::string(SSUM_SOURCE_DIR) + "/tests/data/marketsplit/ms_04_050_001.dat";
+  const run_result file = run("solve --json " + dat);
+  const run_result piped = run_shell("\"$SSUM\" solve --json - < " + dat);
+  ASSERT_EQ(file.code, piped.code) << piped.err;
+  const nlohmann::json a = nlohmann::json::parse(file.out), b = nlohmann::json::parse(piped.out);
+  EXPECT_EQ(b.at("rows"), a.at("rows"));
+  EXPECT_EQ(b.at("status"), a.at("status"));
+  EXPECT_EQ(b.at("n"), a.at("n"));
+  // Small ones, a row with a number too many, and the options a row's target makes moot.
+  EXPECT_NE(run("solve", "# m n\n2 3\n1 2 3 3\n1 1 1 2\n").out.find("of 3 columns meet all 2 rows"), std::string::npos);
+  EXPECT_TRUE(refused_at(run("solve", "1 3\n1 2 3 3 9\n"), 2, "row 1 has 5 numbers: extra number '9'"));
+  const run_result target = run("solve --target 3", "1 3\n1 2 3 3\n");
+  EXPECT_EQ(target.code, 2);
+  EXPECT_NE(target.err.find("takes its targets from its rows"), std::string::npos) << target.err;
+  // One row stays one row: lines that are not "m n" then n + 1 numbers, or --format sum.
+  EXPECT_NE(run("solve", "1 -3\n1 2 3\n").out.find("items sum to 0"), std::string::npos);
+  EXPECT_NE(run("solve", "target: 4\n1 3\n1 2 3 3\n").out.find("items sum to 4"), std::string::npos);
+  EXPECT_NE(run("solve --format sum --target 4", "1 3\n1 2 3 3\n").out.find("items sum to 4"), std::string::npos);
+}
+
+// A UTF-8 byte order mark before the rows' JSON (or a .dat's "m n") does not hide them.
+TEST(CliHostileInputs, AByteOrderMarkDoesNotHideRows) {
+  const std::string bom = "\xEF\xBB\xBF";
+  const fs::path json = write_file("bom-rows.json", bom + "{\"rows\": [[1, 2, 3]], \"targets\": [3]}\n");
+  for (const std::string& args : {"solve " + json.string(), "solve - < " + json.string(), "solve --format rows " + json.string()}) {
+    const run_result r = run_shell("\"$SSUM\" " + args);
+    EXPECT_EQ(r.code, 0) << args << ": " << r.err;
+    EXPECT_NE(r.out.find("columns meet all 1 row"), std::string::npos) << args << ": " << r.out;
+  }
+  const run_result dat = run("solve", bom + "1 3\n1 2 3 3\n");
+  EXPECT_EQ(dat.code, 0) << dat.err;
+  EXPECT_NE(dat.out.find("columns meet all 1 row"), std::string::npos) << dat.out;
+  const fs::path one = write_file("bom-one.json", bom + "{\"weights\": [1, 2, 3], \"target\": 5}\n");
+  EXPECT_NE(run("solve " + one.string()).out.find("items sum to 5"), std::string::npos);
+}
+
+// A .dat line past what its "m n" allows is refused as soon as it arrives, from a file or a pipe:
+// the header "1 3" allows four numbers, not megabytes of them.
+TEST(CliHostileInputs, ALongDatLineIsRefusedAtOnce) {
+  std::string line;
+  for (int i = 0; i < 2'000'000; ++i) line += "1 ";
+  const fs::path big = write_file("bigline.dat", "1 3\n" + line + "\n");
+  const fs::path txt = write_file("bigline.txt", "1 3\n" + line + "\n");
+  for (const std::string& args : {big.string(), "- < " + big.string(), "- < " + txt.string(), "--format rows " + txt.string()}) {
+    const auto start = std::chrono::steady_clock::now();
+    const run_result r = run_shell("\"$SSUM\" solve " + args);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_TRUE(refused_at(r, 2, "a line of more than 65536 bytes, more than a row of 3 coefficients")) << args;
+    EXPECT_LT(seconds, 10.0) << args;  // goal: well under a second
+  }
+  const fs::path comment = write_file("bigcomment.dat", "# " + line + "\n1 3\n1 2 3 3\n");
+  EXPECT_TRUE(refused_at(run("solve " + comment.string()), 1, "before the 'm n' line"));
 }
 
 }  // namespace
