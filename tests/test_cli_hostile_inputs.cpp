@@ -290,6 +290,9 @@ TEST(CliHostileInputs, StandardInputIsToldApartAsAFileIs) {
   // Small ones, a row with a number too many, and the options a row's target makes moot.
   EXPECT_NE(run("solve", "# m n\n2 3\n1 2 3 3\n1 1 1 2\n").out.find("of 3 columns meet all 2 rows"), std::string::npos);
   EXPECT_TRUE(refused_at(run("solve", "1 3\n1 2 3 3 9\n"), 2, "row 1 has 5 numbers: extra number '9'"));
+  // No columns: only the empty subset, which a row's target of 5 rules out (one row of the
+  // weights 2, 0, 0, 5 would find {0}).
+  EXPECT_EQ(run("solve", "2 0\n0\n5\n").code, 1);
   const run_result target = run("solve --target 3", "1 3\n1 2 3 3\n");
   EXPECT_EQ(target.code, 2);
   EXPECT_NE(target.err.find("takes its targets from its rows"), std::string::npos) << target.err;

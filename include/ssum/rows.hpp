@@ -57,7 +57,7 @@ struct any_instance {
 /// Reads `path` ("-": standard input, which cannot be read twice) and tells the forms apart by
 /// its first bytes, past a UTF-8 byte order mark and blanks: several rows for a JSON object
 /// with a "rows" key and no "weights" key among its first 64 KiB, or for the .dat form, a line
-/// "m n" (two counts, 1 <= m <= max_rows, n >= 1; comments and blank lines before it) followed
+/// "m n" (two counts, 1 <= m <= max_rows; comments and blank lines before it) followed
 /// by a line of at least n + 1 numbers, read as read_rows; one row otherwise, read as
 /// read_problem(path, options). With options.column the input is CSV, one row.
 any_instance read_instance(const std::string& path, const read_options& options);

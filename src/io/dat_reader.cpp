@@ -240,7 +240,7 @@ input_form sniff_form(std::string_view head, bool whole) {
       if (n) return tokens.size() >= *n + 1 ? input_form::dat : input_form::one_row;
       if (tokens.size() != 2) return input_form::one_row;
       const auto rows = count_of(tokens[0]), columns = count_of(tokens[1]);
-      if (!rows || !columns || *rows == 0 || *rows > max_rows || *columns == 0) return input_form::one_row;
+      if (!rows || !columns || *rows == 0 || *rows > max_rows) return input_form::one_row;
       n = *columns;
     }
     if (end == std::string_view::npos) return input_form::one_row;  // the whole input, and no row

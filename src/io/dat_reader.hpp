@@ -58,7 +58,7 @@ enum class input_form { undecided, one_row, dat, json_rows };
 /// `head`: the input's first bytes (`whole`: all of them). A UTF-8 byte order mark and blanks
 /// are skipped. JSON: several rows when its first 64 KiB hold a "rows" key and no "weights"
 /// key. Text: the .dat form when the first line that is not blank or a comment holds two
-/// counts "m n" (1 <= m <= max_rows, n >= 1) and the next such line holds n + 1 numbers or more
+/// counts "m n" (1 <= m <= max_rows) and the next such line holds n + 1 numbers or more
 /// (more: for the reader to name the extra one); one row otherwise. Undecided only while those lines are incomplete and within their limits
 /// (a row line past its limit is the .dat form, for the reader to refuse).
 input_form sniff_form(std::string_view head, bool whole);
