@@ -256,7 +256,8 @@ TEST(DecimalCsv, ByNameAndByNumber) {
 }
 
 TEST(DecimalCsvErrors, LinesAndColumns) {
-  EXPECT_TRUE(refused("a,amount\nx,1.5\ny\n", 3, {"missing field (column 2 'amount')", "has 1 field"}, column("amount")));
+  EXPECT_TRUE(refused("a,amount\nx,1.5\ny\n", 3, {"the record has 1 field, the header (line 1) 2 fields"}, column("amount")));
+  EXPECT_TRUE(refused("1,2\n3,4\n", 1, {"missing field (column 3)", "has 2 fields"}, column("3")));
   EXPECT_TRUE(refused("a,amount\nx,1.5\ny,1e3\n", 3, {"'1e3' (column 2 'amount') has an exponent"}, column("amount")));
   EXPECT_TRUE(refused("a,amount\nx,\"1,000.00\"\n", 2, {"thousands separator"}, column("amount")));
   EXPECT_TRUE(refused("a,b\n1,2\n", 1, {"no column named 'amount'", "'a', 'b'"}, column("amount")));
@@ -265,6 +266,27 @@ TEST(DecimalCsvErrors, LinesAndColumns) {
   EXPECT_TRUE(refused("a,amount\nx,\"1.5\"z\n", 2, {"after the closing quote"}, column("amount")));
   EXPECT_TRUE(refused("amount\n", 0, {"empty input"}, column("amount")));
   EXPECT_TRUE(refused("1\n", 0, {"column number 0"}, column("0")));
+}
+
+// An unquoted thousands separator splits an amount in two fields: the record is refused by its
+// field count rather than read as its first part.
+TEST(DecimalCsvErrors, FieldCountsMatchTheFirstRecord) {
+  const std::string split = "a comma in an unquoted field splits it";
+  EXPECT_TRUE(refused("invoice,amount\nA-1,1,234.56\nA-2,100.00\n", 2,
+                      {"the record has 3 fields, the header (line 1) 2 fields", split}, column("amount")));
+  EXPECT_TRUE(refused("invoice,amount\nA-1,1,234.56\n", 2, {"3 fields"}, column("2")));
+  // One column, with a header by name or by number, and without one.
+  EXPECT_TRUE(refused("amount\n1,234.56\n100.00\n", 2, {"the record has 2 fields, the header (line 1) 1 field"},
+                      column("amount")));
+  EXPECT_TRUE(refused("amount\n1,234.56\n", 2, {"2 fields", split}, column("1")));
+  EXPECT_TRUE(refused("amount\n1.000,50\n", 2, {"2 fields"}, column("amount")));
+  EXPECT_TRUE(refused("100.00\n1,234.56\n", 2, {"the record has 2 fields, the first record (line 1) 1 field"},
+                      column("1")));
+  EXPECT_TRUE(refused("1,234.56\n100.00\n", 2, {"the record has 1 field, the first record (line 1) 2 fields"},
+                      column("1")));
+  // A trailing comma is a field too; quoted commas and empty lines are not.
+  EXPECT_TRUE(refused("a,amount\nx,1.5,\n", 2, {"3 fields"}, column("amount")));
+  EXPECT_EQ(parse("a,amount\n\n\"x,y\",1.5\n", column("amount")).weights, ref_weights({"1.5"}, 1));
 }
 
 // ---- read_problem with options -----------------------------------------------------------------

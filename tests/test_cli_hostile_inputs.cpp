@@ -4,6 +4,7 @@
 // triangle, a Bellman count in 128 bits), every subset against the input.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -245,6 +246,94 @@ TEST(CliHostileInputs, FieldsSayWhatHappened) {
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_EQ(r.err.find("2^64"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("32.0 PiB"), std::string::npos) << r.err;
+}
+
+// Exit 2 with one line on stderr that names `line`.
+::testing::AssertionResult refused_at(const run_result& r, std::size_t line, const std::string& says) {
+  if (r.code != 2) return ::testing::AssertionFailure() << "exit " << r.code << ": " << r.out << r.err;
+  if (r.err.find('\n') != r.err.size() - 1) return ::testing::AssertionFailure() << "not one line: " << r.err;
+  if (r.err.find("line " + std::to_string(line) + ": ") == std::string::npos) {
+    return ::testing::AssertionFailure() << "no line " << line << ": " << r.err;
+  }
+  if (r.err.find(says) == std::string::npos) return ::testing::AssertionFailure() << "lacks '" << says << "': " << r.err;
+  return ::testing::AssertionSuccess();
+}
+
+// An unquoted thousands separator splits an amount in two CSV fields; the record's field count
+// gives it away, with a header or without one, rather than its first part being read.
+TEST(CliHostileInputs, CsvRecordsKeepTheFirstRecordsFieldCount) {
+  const fs::path two = write_file("thousands.csv", "invoice,amount\nA-1,1,234.56\nA-2,100.00\nA-3,1.00\n");
+  EXPECT_TRUE(refused_at(run("solve " + two.string() + " --column amount --target 101.00 --all"), 2,
+                         "the record has 3 fields, the header (line 1) 2 fields"));
+  const fs::path one = write_file("onecol.csv", "amount\n1,234.56\n100.00\n");
+  EXPECT_TRUE(refused_at(run("solve " + one.string() + " --column amount --target 101.00"), 2, "2 fields"));
+  EXPECT_TRUE(refused_at(run("solve " + one.string() + " --column 1 --target 101.00"), 2, "2 fields"));
+  const fs::path eu = write_file("eu.csv", "amount\n1.000,50\n");
+  EXPECT_TRUE(refused_at(run("solve " + eu.string() + " --column amount"), 2, "2 fields"));
+  const fs::path bare = write_file("bare.csv", "100.00\n1,234.56\n");
+  EXPECT_TRUE(refused_at(run("solve " + bare.string() + " --column 1"), 2, "the first record (line 1) 1 field"));
+  // Quoted, the comma is the amount's: refused as a thousands separator, by name.
+  const fs::path quoted = write_file("quoted.csv", "invoice,amount\nA-1,\"1,234.56\"\n");
+  EXPECT_TRUE(refused_at(run("solve " + quoted.string() + " --column amount"), 2, "thousands separator"));
+}
+
+// A .dat on standard input is several rows, as the file is: "m n", then rows of n + 1 numbers.
+TEST(CliHostileInputs, StandardInputIsToldApartAsAFileIs) {
+  const std::string dat = std::string(SSUM_SOURCE_DIR) + "/tests/data/marketsplit/ms_04_050_001.dat";
+  const run_result file = run("solve --json " + dat);
+  const run_result piped = run_shell("\"$SSUM\" solve --json - < " + dat);
+  ASSERT_EQ(file.code, piped.code) << piped.err;
+  const nlohmann::json a = nlohmann::json::parse(file.out), b = nlohmann::json::parse(piped.out);
+  EXPECT_EQ(b.at("rows"), a.at("rows"));
+  EXPECT_EQ(b.at("status"), a.at("status"));
+  EXPECT_EQ(b.at("n"), a.at("n"));
+  // Small ones, a row with a number too many, and the options a row's target makes moot.
+  EXPECT_NE(run("solve", "# m n\n2 3\n1 2 3 3\n1 1 1 2\n").out.find("of 3 columns meet all 2 rows"), std::string::npos);
+  EXPECT_TRUE(refused_at(run("solve", "1 3\n1 2 3 3 9\n"), 2, "row 1 has 5 numbers: extra number '9'"));
+  // No columns: only the empty subset, which a row's target of 5 rules out (one row of the
+  // weights 2, 0, 0, 5 would find {0}).
+  EXPECT_EQ(run("solve", "2 0\n0\n5\n").code, 1);
+  const run_result target = run("solve --target 3", "1 3\n1 2 3 3\n");
+  EXPECT_EQ(target.code, 2);
+  EXPECT_NE(target.err.find("takes its targets from its rows"), std::string::npos) << target.err;
+  // One row stays one row: lines that are not "m n" then n + 1 numbers, or --format sum.
+  EXPECT_NE(run("solve", "1 -3\n1 2 3\n").out.find("items sum to 0"), std::string::npos);
+  EXPECT_NE(run("solve", "target: 4\n1 3\n1 2 3 3\n").out.find("items sum to 4"), std::string::npos);
+  EXPECT_NE(run("solve --format sum --target 4", "1 3\n1 2 3 3\n").out.find("items sum to 4"), std::string::npos);
+}
+
+// A UTF-8 byte order mark before the rows' JSON (or a .dat's "m n") does not hide them.
+TEST(CliHostileInputs, AByteOrderMarkDoesNotHideRows) {
+  const std::string bom = "\xEF\xBB\xBF";
+  const fs::path json = write_file("bom-rows.json", bom + "{\"rows\": [[1, 2, 3]], \"targets\": [3]}\n");
+  for (const std::string& args : {"solve " + json.string(), "solve - < " + json.string(), "solve --format rows " + json.string()}) {
+    const run_result r = run_shell("\"$SSUM\" " + args);
+    EXPECT_EQ(r.code, 0) << args << ": " << r.err;
+    EXPECT_NE(r.out.find("columns meet all 1 row"), std::string::npos) << args << ": " << r.out;
+  }
+  const run_result dat = run("solve", bom + "1 3\n1 2 3 3\n");
+  EXPECT_EQ(dat.code, 0) << dat.err;
+  EXPECT_NE(dat.out.find("columns meet all 1 row"), std::string::npos) << dat.out;
+  const fs::path one = write_file("bom-one.json", bom + "{\"weights\": [1, 2, 3], \"target\": 5}\n");
+  EXPECT_NE(run("solve " + one.string()).out.find("items sum to 5"), std::string::npos);
+}
+
+// A .dat line past what its "m n" allows is refused as soon as it arrives, from a file or a pipe:
+// the header "1 3" allows four numbers, not megabytes of them.
+TEST(CliHostileInputs, ALongDatLineIsRefusedAtOnce) {
+  std::string line;
+  for (int i = 0; i < 2'000'000; ++i) line += "1 ";
+  const fs::path big = write_file("bigline.dat", "1 3\n" + line + "\n");
+  const fs::path txt = write_file("bigline.txt", "1 3\n" + line + "\n");
+  for (const std::string& args : {big.string(), "- < " + big.string(), "- < " + txt.string(), "--format rows " + txt.string()}) {
+    const auto start = std::chrono::steady_clock::now();
+    const run_result r = run_shell("\"$SSUM\" solve " + args);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_TRUE(refused_at(r, 2, "a line of more than 65536 bytes, more than a row of 3 coefficients")) << args;
+    EXPECT_LT(seconds, 10.0) << args;  // goal: well under a second
+  }
+  const fs::path comment = write_file("bigcomment.dat", "# " + line + "\n1 3\n1 2 3 3\n");
+  EXPECT_TRUE(refused_at(run("solve " + comment.string()), 1, "before the 'm n' line"));
 }
 
 }  // namespace

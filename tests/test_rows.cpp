@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <utility>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -233,6 +235,136 @@ TEST(RowsRead, StandardInput) {
   ::dup2(saved, STDIN_FILENO);
   ::close(saved);
   EXPECT_TRUE(same(p, rows_problem{{{1, 2}}, {3}}));
+}
+
+// A .dat is read as it arrives: a line past what its place allows is refused without reading
+// on, the same whether the text comes whole or from a file in blocks.
+TEST(RowsRead, LongLinesAreRefusedAtOnce) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("ssum_rows_long_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const struct {
+    std::string text;
+    std::size_t line;
+    const char* says;
+  } cases[] = {
+      {"1 3\n" + std::string(1, '1') + [] { std::string s; for (int i = 0; i < 2'000'000; ++i) s += " 1"; return s; }() + "\n",
+       2, "a line of more than 65536 bytes, more than a row of 3 coefficients"},
+      {"1 3\n1 2 3" + std::string(3'000'000, ' ') + "6\n", 2, "more than 65536 bytes"},
+      {"# c\n1 3\n1 2 3 6 # " + std::string(3'000'000, 'x') + "\n", 3, "more than 65536 bytes"},
+      {"# " + std::string(3'000'000, 'x'), 1, "a line of more than 65536 bytes before the 'm n' line"},
+      {"1 3\n1 2 3 6 7\n", 2, "row 1 has 5 numbers: extra number '7'"},
+  };
+  for (const auto& c : cases) {
+    const std::string path = (dir / "long.dat").string();
+    std::ofstream(path, std::ios::binary) << c.text;
+    for (const bool from_file : {true, false}) {
+      try {
+        from_file ? ssum::read_rows(path) : ssum::parse_rows(c.text);
+        ADD_FAILURE() << "accepted";
+      } catch (const ssum::input_error& e) {
+        EXPECT_EQ(e.line(), c.line) << e.what();
+        EXPECT_NE(std::string(e.what()).find(c.says), std::string::npos) << e.what();
+      }
+    }
+  }
+  // A row of 64 bytes a number is within its limit; rows cross the reader's 1 MiB blocks.
+  std::mt19937_64 rng(5);
+  const std::size_t n = 100'000;
+  std::string text = "3 " + std::to_string(n) + "\n";
+  for (int i = 0; i < 3; ++i) {
+    for (std::size_t j = 0; j < n; ++j) text += std::to_string(std::int64_t(rng() % 2'000'001) - 1'000'000) + ", ";
+    text += "12345\n";
+  }
+  text += "1 1\n";  // not a row: named as extra content after the rows
+  const std::string path = (dir / "wide.dat").string();
+  std::ofstream(path, std::ios::binary) << text.substr(0, text.size() - 4);
+  EXPECT_TRUE(same(ssum::read_rows(path), ssum::parse_rows(text.substr(0, text.size() - 4))));
+  EXPECT_EQ(ssum::read_rows(path).columns(), n);
+  std::ofstream(path, std::ios::binary) << text;
+  try {
+    ssum::read_rows(path);
+    ADD_FAILURE() << "accepted";
+  } catch (const ssum::input_error& e) {
+    EXPECT_EQ(e.line(), 5u) << e.what();
+    EXPECT_NE(std::string(e.what()).find("extra content '1 1'"), std::string::npos) << e.what();
+  }
+  // A byte order mark before the "m n" line, in a file and in a string.
+  std::ofstream(path, std::ios::binary) << "\xEF\xBB\xBF" "1 2\n3 4 7\n";
+  EXPECT_TRUE(same(ssum::read_rows(path), rows_problem{{{3, 4}}, {7}}));
+  EXPECT_TRUE(same(ssum::parse_rows("\xEF\xBB\xBF" "1 2\n3 4 7\n"), rows_problem{{{3, 4}}, {7}}));
+  std::filesystem::remove_all(dir);
+}
+
+// Several rows or one, told from the first bytes (standard input has nothing else to go by).
+TEST(RowsRead, FormsToldFromTheFirstBytes) {
+  const std::string bom = "\xEF\xBB\xBF";
+  const struct {
+    std::string head;
+    bool whole;
+    std::optional<bool> rows;
+  } cases[] = {
+      {"1 3\n1 2 3 6\n", true, true},
+      {"# QOBLIB\n\n2 3 # m n\n1,2,3,6\n", false, true},
+      {bom + "1 3\n1 2 3 6\n", true, true},
+      {"1 3\n1 2 3 6 7\n", true, true},  // for the reader to name the extra number
+      {"1 3\n1 2 3 6", true, true},
+      {"1 3\n" + std::string(70'000, '1'), false, true},  // a row past its limit: the reader refuses it
+      {"1 3\n1 2 3 6", false, std::nullopt},
+      {"1 3\n", false, std::nullopt},
+      {"  ", false, std::nullopt},
+      {"1 3\n1 2 3\n", true, false},  // five weights
+      {"1 3\n", true, false},
+      {"0 3\n1 2 3 6\n", true, false},
+      {"65 1\n1 2\n", true, false},
+      {"1 0\n7\n", true, true},  // no columns: the empty subset, if the targets are 0
+      {"3\n1 2 3 6\n", true, false},
+      {"1 2 3\n1 2 3 6\n", true, false},
+      {"target: 5\n1 3\n1 2 3 6\n", true, false},
+      {"", true, false},
+      {"{\"rows\": [[1, 2]], \"targets\": [3]}", true, true},
+      {bom + " {\"rows\": [[1, 2]], \"targets\": [3]}", true, true},
+      {"{\"rows\": [[1, 2]], \"targets\": [3]}", false, std::nullopt},  // "weights" may follow
+      {"{\"weights\": [1, 2], \"rows\": 1}", true, false},
+      {"{\"weights\": [1, 2]}", true, false},
+      {"[1, 2]", true, false},
+  };
+  for (const auto& c : cases) EXPECT_EQ(ssum::holds_rows(c.head, c.whole), c.rows) << c.head.substr(0, 40);
+}
+
+// read_instance reads standard input once and returns what it holds.
+TEST(RowsRead, StandardInputOfEitherForm) {
+  const auto from_stdin = [](const std::string& text) {
+    int pipe_ends[2];
+    EXPECT_EQ(::pipe(pipe_ends), 0);
+    EXPECT_EQ(::write(pipe_ends[1], text.data(), text.size()), ssize_t(text.size()));
+    ::close(pipe_ends[1]);
+    const int saved = ::dup(STDIN_FILENO);
+    ::dup2(pipe_ends[0], STDIN_FILENO);
+    ::close(pipe_ends[0]);
+    std::optional<ssum::any_instance> any;
+    std::string error;
+    try {
+      any = ssum::read_instance("-", ssum::read_options{});
+    } catch (const ssum::input_error& e) {
+      error = e.what();
+    }
+    ::dup2(saved, STDIN_FILENO);
+    ::close(saved);
+    return std::make_pair(std::move(any), error);
+  };
+  auto [dat, e1] = from_stdin("# c\n2 2\n1 2 3\n4 5 9\n");
+  ASSERT_TRUE(dat && dat->rows) << e1;
+  EXPECT_TRUE(same(*dat->rows, rows_problem{{{1, 2}, {4, 5}}, {3, 9}}));
+  auto [one, e2] = from_stdin("target: 3\n1 2\n4\n");
+  ASSERT_TRUE(one && !one->rows) << e2;
+  EXPECT_EQ(one->one.weights, (std::vector<int128>{1, 2, 4}));
+  EXPECT_EQ(one->one.target, int128(3));
+  auto [json, e3] = from_stdin("\xEF\xBB\xBF{\"rows\": [[1, 2]], \"targets\": [3]}");
+  ASSERT_TRUE(json && json->rows) << e3;
+  auto [bad, e4] = from_stdin("1 3\n1 2 3 6\n1 1 1 1\n");
+  EXPECT_FALSE(bad);
+  EXPECT_EQ(e4.rfind("<stdin>: line 3: extra content", 0), 0u) << e4;
 }
 
 // ---- certificates --------------------------------------------------------------------------

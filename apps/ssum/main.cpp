@@ -288,18 +288,27 @@ int run_solve(const solve_args& args) {
   }
   // Several rows take their targets from their file; they fold into one sum for MPI and the
   // listing, which need that to fit 127 bits.
-  const bool rows_input = ssum::cli::is_rows_input(args.input, args.format);
-  if (rows_input && (args.target || args.column || !args.list.target_range.empty() || args.list.tolerance)) {
-    return fail(bad_input, "a multi-row instance takes its targets from its rows: --target, --column, "
-                           "--target-range and --tolerance do not apply");
-  }
+  const bool rows_input = ssum::cli::is_rows_input(args.input, args.format, args.column.has_value());
+  const bool row_options = args.target || args.column || !args.list.target_range.empty() || args.list.tolerance;
+  constexpr const char* rows_refusal = "a multi-row instance takes its targets from its rows: --target, --column, "
+                                       "--target-range and --tolerance do not apply";
+  if (rows_input && row_options) return fail(bad_input, rows_refusal);
   std::optional<ssum::rows_problem> rows;
   // The library knows a command-line target: empty input with one is the empty instance. A
   // checkpoint path that cannot serve is refused before a large input is read.
   const auto read_input = [&] {
     if (args.checkpoint) ssum::check_checkpoint_path(*args.checkpoint);
-    if (!rows_input) return ssum::read_problem(args.input, reading);
-    rows = ssum::read_rows(args.input);
+    if (!rows_input && args.input == "-" && args.format == "auto") {
+      // Standard input is read once, its form told from its bytes as a file's is.
+      ssum::any_instance any = ssum::read_instance(args.input, reading);
+      if (!any.rows) return std::move(any.one);
+      if (row_options) throw ssum::input_error(rows_refusal, 0, "<stdin>");
+      rows = std::move(any.rows);
+    } else if (!rows_input) {
+      return ssum::read_problem(args.input, reading);
+    } else {
+      rows = ssum::read_rows(args.input);
+    }
     if (std::optional<ssum::rows_encoding> folded = ssum::encode_rows(*rows)) return std::move(folded->single);
     bool alone = !args.list.any();
 #if SSUM_HAVE_MPI
@@ -550,7 +559,8 @@ static int run_main(int argc, char** argv) {
   solve->add_option("file", sa.input, "Instance file (text, JSON or CSV; a .dat is several rows); - or nothing reads standard input");
   solve->add_option("--format", sa.format,
                     "auto, sum (one row: text, JSON or CSV) or rows (several rows: QOBLIB .dat or JSON "
-                    "{\"rows\": [...], \"targets\": [...]}); auto takes a .dat file or JSON with \"rows\" as rows")
+                    "{\"rows\": [...], \"targets\": [...]}); auto takes a .dat file, an 'm n' line then a row "
+                    "of n + 1 numbers, or JSON with \"rows\" as rows")
       ->check(CLI::IsMember({"auto", "sum", "rows"}));
   solve->add_option("--target", sa.target, "Target sum (overrides the file's); without any target: zero-sum");
   solve->add_option("--backend", sa.backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string_view>
 #include <vector>
@@ -23,18 +24,23 @@ bool ends_with_dat(const std::string& path) {
   return tail == ".dat";
 }
 
-// A JSON object with a "rows" key among the first 64 KiB: the rows' own form (the one-row
-// JSON form has "weights"). A file that cannot be read is left to the one-row reader, whose
-// error names it.
-bool json_with_rows(const std::string& path) {
+// The file's first bytes, by ssum::holds_rows (as read_instance tells standard input): read
+// until they tell, which the rule bounds. A file that cannot be read is left to the one-row
+// reader, whose error names it.
+bool head_holds_rows(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;
-  std::string head(std::size_t(1) << 16, '\0');
-  in.read(head.data(), std::streamsize(head.size()));
-  head.resize(std::size_t(in.gcount()));
-  const std::size_t first = head.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos || head[first] != '{') return false;
-  return head.find("\"rows\"") != std::string::npos && head.find("\"weights\"") == std::string::npos;
+  std::string head;
+  constexpr std::size_t chunk = std::size_t(1) << 16;
+  for (;;) {
+    const std::size_t had = head.size();
+    head.resize(had + chunk);
+    in.read(head.data() + had, std::streamsize(chunk));
+    head.resize(had + std::size_t(in.gcount()));
+    const bool whole = !in;
+    if (const std::optional<bool> rows = holds_rows(head, whole)) return *rows;
+    if (whole) return false;
+  }
 }
 
 nlohmann::json number_json(int128 v) {
@@ -44,10 +50,10 @@ nlohmann::json number_json(int128 v) {
 
 }  // namespace
 
-bool is_rows_input(const std::string& path, const std::string& format) {
+bool is_rows_input(const std::string& path, const std::string& format, bool csv) {
   if (format == "rows") return true;
   if (format != "auto" || path == "-") return false;
-  return ends_with_dat(path) || json_with_rows(path);
+  return ends_with_dat(path) || (!csv && head_holds_rows(path));
 }
 
 std::string rows_answer(const rows_problem& p, const rows_solution& r, bool json, double wall, double time_limit) {

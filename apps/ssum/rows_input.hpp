@@ -9,9 +9,10 @@
 namespace ssum::cli {
 
 /// Whether `path` holds several rows: --format rows, or under --format auto a path ending in
-/// ".dat" (QOBLIB's form) or a JSON file whose object has a "rows" key. Standard input is one
-/// row unless --format rows says otherwise (it cannot be read twice).
-bool is_rows_input(const std::string& path, const std::string& format);
+/// ".dat" (QOBLIB's form) or a file whose first bytes hold several rows by ssum::holds_rows
+/// (not looked at for CSV, `csv`). Standard input is read once, by ssum::read_instance, and
+/// so is told apart there: false here unless --format rows.
+bool is_rows_input(const std::string& path, const std::string& format, bool csv);
 
 /// The answer's text (or one JSON object) for `s`, whose subset has been checked on every row
 /// of p. `wall`: the process's seconds so far; `time_limit`: the limit that ran out for an

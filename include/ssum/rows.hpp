@@ -42,7 +42,29 @@ rows_problem parse_rows(std::string_view text);
 
 /// Reads and parses a file; "-" is standard input. Errors read "PATH: line N: message"; the
 /// file cannot be opened or read, a NUL byte or more than max_input_bytes are input_errors.
+/// The .dat form is read as it arrives: a line longer than its place allows (before the "m n"
+/// line 64 KiB; a row 64 bytes a number, at least 64 KiB) is refused at once, and memory holds
+/// the instance and one line.
 rows_problem read_rows(const std::string& path);
+
+/// An input read once whose form was told from its bytes: `rows` when it holds several rows,
+/// `one` otherwise.
+struct any_instance {
+  std::optional<rows_problem> rows;
+  problem one;
+};
+
+/// Reads `path` ("-": standard input, which cannot be read twice) and tells the forms apart by
+/// its first bytes, past a UTF-8 byte order mark and blanks: several rows for a JSON object
+/// with a "rows" key and no "weights" key among its first 64 KiB, or for the .dat form, a line
+/// "m n" (two counts, 1 <= m <= max_rows; comments and blank lines before it) followed
+/// by a line of at least n + 1 numbers, read as read_rows; one row otherwise, read as
+/// read_problem(path, options). With options.column the input is CSV, one row.
+any_instance read_instance(const std::string& path, const read_options& options);
+
+/// Whether a file's first bytes (`whole`: all of it) hold several rows by read_instance's rule;
+/// empty while more bytes are needed to tell.
+std::optional<bool> holds_rows(std::string_view head, bool whole);
 
 /// The .dat form ("m n", then one line per row: its coefficients and its target), which
 /// parse_rows reads back to the same instance.

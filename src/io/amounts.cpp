@@ -254,6 +254,16 @@ bool next_csv_record(std::string_view text, std::size_t& pos, std::size_t& line,
   }
 }
 
+namespace {
+std::string fields_text(std::size_t count) { return std::to_string(count) + (count == 1 ? " field" : " fields"); }
+
+std::string field_count_text(std::size_t found, std::size_t expected, std::size_t expected_line, bool header) {
+  return "the record has " + fields_text(found) + ", the " + (header ? "header" : "first record") + " (line " +
+         std::to_string(expected_line) + ") " + fields_text(expected) +
+         ": a comma in an unquoted field splits it (1,234.56 is two fields); quote such fields or drop the separator";
+}
+}  // namespace
+
 problem parse_csv(std::string_view text, const std::string& column, bool target_given) {
   const bool by_number = !column.empty() && std::all_of(column.begin(), column.end(), is_digit);
   std::size_t index = 0;  // 1-based
@@ -271,9 +281,20 @@ problem parse_csv(std::string_view text, const std::string& column, bool target_
   std::size_t pos = 0, line = 1;
   std::string where = " (column " + (by_number ? column : in_quotes(column)) + ")";
   bool first = true;
+  // Every record has as many fields as the first (the header, or the first amounts): an
+  // unquoted 1,234.56 is two fields, and reading its "1" would answer another question.
+  std::size_t fields_expected = 0, fields_line = 0;
+  bool header = false;
   while (next_csv_record(text, pos, line, fields)) {
     if (fields.size() == 1 && !fields[0].quoted && fields[0].text.empty()) continue;  // an empty line
+    if (fields_line == 0) {
+      fields_expected = fields.size();
+      fields_line = fields[0].line;
+    } else if (fields.size() != fields_expected) {
+      throw input_error(field_count_text(fields.size(), fields_expected, fields_line, header), fields[0].line);
+    }
     if (std::exchange(first, false)) {
+      header = true;  // unless the record turns out to hold an amount
       if (!by_number) {
         std::size_t matches = 0;
         for (std::size_t i = 0; i < fields.size(); ++i) {
@@ -294,6 +315,7 @@ problem parse_csv(std::string_view text, const std::string& column, bool target_
         where = " (column " + column + " " + in_quotes(fields[index - 1].text) + ")";
         continue;  // a header
       }
+      header = false;
     }
     if (fields.size() < index) {
       throw input_error("missing field" + where + ": the line has " + std::to_string(fields.size()) +

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <system_error>
 
@@ -70,6 +71,52 @@ void input_buffer::reserve(std::size_t bytes) {
   if (!grown) throw std::bad_alloc();
   data = static_cast<char*>(grown);
   capacity = bytes;
+}
+
+void input_buffer::append(std::string_view bytes) {
+  if (bytes.size() > capacity - size) reserve(std::max({2 * capacity, size + bytes.size(), std::size_t(1) << 20}));
+  std::memcpy(data + size, bytes.data(), bytes.size());
+  size += bytes.size();
+}
+
+void read_blocks_erased(const std::string& path, const std::string& source, const char* kinds,
+                        void (*take)(void*, std::string_view), void* context) {
+  int fd = STDIN_FILENO;  // a closed one: EBADF, not "empty"
+  const std::string what = path == "-" ? "standard input" : "'" + source + "'";
+  if (path != "-") {
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      const int err = errno;
+      throw input_error("cannot open '" + source + "': " + std::generic_category().message(err), 0);
+    }
+  }
+  const struct closer {
+    int fd;
+    ~closer() {
+      if (fd != STDIN_FILENO) ::close(fd);
+    }
+  } close_at_end{fd};
+  constexpr std::size_t block = std::size_t(1) << 20;
+  const std::unique_ptr<char[]> buffer(new char[block]);
+  std::size_t total = 0, lines = 0;  // lines before this block, for a NUL byte's message
+  for (;;) {
+    const ::ssize_t got = ::read(fd, buffer.get(), block);
+    if (got < 0) {
+      const int err = errno;
+      if (err == EINTR) continue;
+      throw input_error("cannot read " + what + ": " + std::generic_category().message(err), 0);
+    }
+    if (got == 0) return;
+    const std::string_view bytes(buffer.get(), static_cast<std::size_t>(got));
+    if (const std::size_t nul = bytes.find('\0'); nul != std::string_view::npos) {
+      throw input_error(std::string("NUL byte in the input (") + kinds + " instances hold no binary data)",
+                        lines + line_of(bytes, nul), source);
+    }
+    total += bytes.size();
+    if (total > max_input_bytes) throw input_error(limit_text(), 0, source);
+    lines += static_cast<std::size_t>(std::count(bytes.begin(), bytes.end(), '\n'));
+    take(context, bytes);
+  }
 }
 
 std::string source_of(const std::string& path) { return path == "-" ? "<stdin>" : printable(path); }

@@ -7,6 +7,7 @@
 #include <iterator>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "ssum/errors.hpp"
 
@@ -34,14 +35,33 @@ struct input_buffer {
   ~input_buffer();
 
   void reserve(std::size_t bytes);
+  /// Appends `bytes`, doubling the block as needed.
+  void append(std::string_view bytes);
   std::string_view view() const { return {data, size}; }
 };
+
+/// read_input's bytes handed to `take` in blocks of at most 1 MiB as they arrive, with its
+/// checks (a NUL byte, more than max_input_bytes), so that a reader may refuse the input before
+/// it has all arrived and need not hold it.
+template <class Take>
+void read_blocks(const std::string& path, const std::string& source, const char* kinds, Take&& take);
 
 /// All of `path` ("-": standard input) into `in`, by large read() calls. Stops as soon as a
 /// NUL byte or more than max_input_bytes arrive, so that /dev/zero or `yes` cannot grow memory
 /// without limit. Errors name `source` (the printable path, or "<stdin>"); `kinds` as for
 /// throw_nul.
 void read_input(const std::string& path, const std::string& source, const char* kinds, input_buffer& in);
+
+/// read_blocks without the template: `take(context, block)`.
+void read_blocks_erased(const std::string& path, const std::string& source, const char* kinds,
+                        void (*take)(void*, std::string_view), void* context);
+
+template <class Take>
+void read_blocks(const std::string& path, const std::string& source, const char* kinds, Take&& take) {
+  using taker = std::remove_reference_t<Take>;
+  read_blocks_erased(path, source, kinds,
+                     [](void* context, std::string_view block) { (*static_cast<taker*>(context))(block); }, &take);
+}
 
 /// The printable name errors give an input: "<stdin>" for "-".
 std::string source_of(const std::string& path);

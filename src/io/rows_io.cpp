@@ -1,5 +1,5 @@
-// Multi-row (market split) instances: the QOBLIB .dat form and a JSON form, the certificate
-// check, and the fold into one subset sum (see ssum/rows.hpp).
+// Multi-row (market split) instances: parsing the QOBLIB .dat form (io/dat_reader.cpp) or a
+// JSON form, the certificate check, and the fold into one subset sum (see ssum/rows.hpp).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/amounts.hpp"
+#include "io/dat_reader.hpp"
 #include "io/input_text.hpp"
 #include "io/json_sax_reader.hpp"
 #include "ssum/errors.hpp"
@@ -22,10 +23,9 @@ namespace ssum {
 namespace {
 
 using io::in_quotes;  // cut short and escaped, so that a message stays one short line
-using io::is_blank;
-using io::trim;
 using io::limit_text;
-using io::line_of;
+using io::parse_entry;
+using io::rows_builder;
 
 constexpr const char* kinds = ".dat and JSON";  // the forms a NUL byte cannot be in
 
@@ -33,157 +33,11 @@ constexpr const char* kinds = ".dat and JSON";  // the forms a NUL byte cannot b
   io::throw_nul(text, index, kinds, source);
 }
 
-
-// An integer entry from its text; messages read "KIND 'TOKEN' WHERE is not an integer".
-int128 parse_entry(std::string_view token, const char* kind, const std::string& where, std::size_t line) {
-  if (const auto value = parse_int128(token)) return *value;
-  std::string_view digits = token;
-  if (!digits.empty() && (digits.front() == '+' || digits.front() == '-')) digits.remove_prefix(1);
-  const bool all_digits = !digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
-  const bool fraction = !all_digits && !digits.empty() && digits.find_first_not_of("0123456789.") == std::string_view::npos &&
-                        std::count(digits.begin(), digits.end(), '.') == 1 && digits != ".";
-  const std::string shown = kind + (" " + in_quotes(token)) + where;
-  if (all_digits) throw input_error(shown + " is out of 128-bit range", line);
-  if (fraction) throw input_error(shown + " is a decimal fraction; entries must be integers", line);
-  throw input_error(shown + " is not an integer", line);
-}
-
-// The instance under construction: enforces max_rows, max_items and each row's sum of |a|
-// below 2^127, which keeps every row sum (and the fold's spans) exact.
-class rows_builder {
- public:
-  rows_problem p;
-
-  void start_row(std::size_t line) {
-    if (p.rows.size() == max_rows) {
-      throw input_error("more than " + std::to_string(max_rows) + " rows (ssum::max_rows)", line);
-    }
-    p.rows.emplace_back();
-    row_total_ = 0;
-  }
-
-  void add(int128 a, std::size_t line, const std::string& where) {
-    std::vector<int128>& row = p.rows.back();
-    if (row.size() == max_items) {
-      throw input_error("row " + std::to_string(p.rows.size()) + " has more than " + std::to_string(max_items) +
-                            " coefficients (ssum::max_items)", line);
-    }
-    const uint128 m = magnitude(a);
-    if (m > max_weight_total - row_total_) {
-      throw input_error("coefficient " + in_quotes(to_string(a)) + where +
-                            " takes the row's sum of |coefficient| to 2^127 or more; ssum takes totals up to 2^127 - 1",
-                        line);
-    }
-    row_total_ += m;
-    row.push_back(a);
-  }
-
- private:
-  uint128 row_total_ = 0;
-};
-
-// ---- the .dat form -------------------------------------------------------------------------
-
-// A line's numbers: blanks and commas separate them (the QOBLIB checker takes commas too).
-std::vector<std::string_view> split_tokens(std::string_view line) {
-  std::vector<std::string_view> tokens;
-  for (std::size_t i = 0; i < line.size();) {
-    if (is_blank(line[i]) || line[i] == ',') {
-      ++i;
-      continue;
-    }
-    std::size_t j = i;
-    while (j < line.size() && !is_blank(line[j]) && line[j] != ',') ++j;
-    tokens.push_back(line.substr(i, j - i));
-    i = j;
-  }
-  return tokens;
-}
-
-// A count on the "m n" line: decimal digits only, so "-3" and "2.0" are refused by name.
-std::size_t parse_count(std::string_view token, const char* what, std::size_t line) {
-  const bool digits = !token.empty() && token.find_first_not_of("0123456789") == std::string_view::npos;
-  if (!digits) {
-    throw input_error(std::string("the ") + what + " " + in_quotes(token) + " is not a non-negative integer", line);
-  }
-  const std::string_view significant = token.substr(std::min(token.find_first_not_of('0'), token.size()));
-  if (significant.size() > 18) throw input_error(std::string("the ") + what + " " + in_quotes(token) + " is too large", line);
-  std::size_t value = 0;
-  for (const char c : significant) value = value * 10 + std::size_t(c - '0');
-  return value;
-}
-
+// The whole text through the reader that read_rows feeds as the bytes arrive.
 rows_problem parse_dat(std::string_view text) {
-  rows_builder b;
-  std::size_t m = 0, n = 0, header_line = 0, last_line = 0;
-  std::size_t line_no = 0;
-  for (std::size_t start = 0; start < text.size();) {
-    std::size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(start, end - start);
-    start = end + 1;
-    ++line_no;
-    if (const std::size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
-    line = trim(line);
-    if (line.empty()) continue;
-    last_line = line_no;
-    const std::vector<std::string_view> tokens = split_tokens(line);
-    if (tokens.empty()) throw input_error("a line of commas only", line_no);
-
-    if (header_line == 0) {
-      header_line = line_no;
-      if (tokens.size() < 2) {
-        throw input_error("the first line must hold the counts 'm n' (rows, then columns); found " + in_quotes(line),
-                          line_no);
-      }
-      m = parse_count(tokens[0], "row count", line_no);
-      n = parse_count(tokens[1], "column count", line_no);
-      if (tokens.size() > 2) {
-        throw input_error("extra number " + in_quotes(tokens[2]) + " after the counts 'm n'", line_no);
-      }
-      if (m == 0) throw input_error("no rows (m = 0): an instance has at least one row", line_no);
-      if (m > max_rows) {
-        throw input_error("more than " + std::to_string(max_rows) + " rows (" + std::to_string(m) + "; ssum::max_rows)",
-                          line_no);
-      }
-      if (n > max_items) {
-        throw input_error("more than " + std::to_string(max_items) + " columns (" + std::to_string(n) +
-                              "; ssum::max_items)", line_no);
-      }
-      continue;
-    }
-
-    const std::size_t row = b.p.rows.size() + 1;  // 1-based, as messages count rows
-    if (row > m) {
-      throw input_error("extra content " + in_quotes(line) + " after the " + std::to_string(m) +
-                            (m == 1 ? " row" : " rows") + " that 'm n' announced", line_no);
-    }
-    const std::string expected = " (expected " + std::to_string(n) + " coefficients, then the right-hand side)";
-    if (tokens.size() == n) {
-      throw input_error("row " + std::to_string(row) + " has " + std::to_string(n) +
-                            " numbers: its right-hand side is missing" + expected, line_no);
-    }
-    if (tokens.size() < n) {
-      throw input_error("row " + std::to_string(row) + " has " + std::to_string(tokens.size()) + " numbers" +
-                            expected, line_no);
-    }
-    if (tokens.size() > n + 1) {
-      throw input_error("row " + std::to_string(row) + " has " + std::to_string(tokens.size()) +
-                            " numbers: extra number " + in_quotes(tokens[n + 1]) + expected, line_no);
-    }
-    b.start_row(line_no);
-    for (std::size_t j = 0; j < n; ++j) {
-      const std::string where = " (row " + std::to_string(row) + ", column " + std::to_string(j + 1) + ")";
-      b.add(parse_entry(tokens[j], "coefficient", where, line_no), line_no, where);
-    }
-    b.p.targets.push_back(parse_entry(tokens[n], "right-hand side", " (row " + std::to_string(row) + ")", line_no));
-  }
-  if (header_line == 0) throw input_error("empty input: no 'm n' line and no rows", 0);
-  if (b.p.rows.size() < m) {
-    throw input_error("the input ends after " + std::to_string(b.p.rows.size()) + " of the " + std::to_string(m) +
-                          " rows that 'm n' announced", last_line);
-  }
-  return std::move(b.p);
+  io::dat_reader reader;
+  reader.feed(text);
+  return reader.finish();
 }
 
 // ---- the JSON form -------------------------------------------------------------------------
@@ -506,17 +360,6 @@ rows_problem parse_rows(std::string_view text) {
   // '[' too, so that a bare JSON array is told it is not the object rather than not "m n".
   if (first != std::string_view::npos && (text[first] == '{' || text[first] == '[')) return json_rows_reader(text).read();
   return parse_dat(text);
-}
-
-rows_problem read_rows(const std::string& path) {
-  const std::string source = io::source_of(path);
-  io::input_buffer text;
-  io::read_input(path, source, kinds, text);
-  try {
-    return parse_rows(text.view());
-  } catch (const input_error& e) {
-    io::rethrow_with_source(e, source);
-  }
 }
 
 std::string format_rows(const rows_problem& p) {
