@@ -118,18 +118,31 @@ TEST(CudaSolve, KeepsAndReleasesItsDeviceMemory) {
   ssum::release_cuda_memory();
 }
 
-// n = 63 to 66: lists of up to 2^32 sums (each half's last item stays out of its list), so
-// 64-bit sizes and indexes through generation, search and count on the device (about 80 GiB
-// at n = 66; skipped on smaller devices). All weights even and the target odd make a
-// no-instance that the whole search must prove; planted n = 64 and 66 must be solved.
+// The largest n up to 66 whose two lists the device holds now, from 64 (lists past 2^31 sums,
+// about 20 GiB) to 66 (2^32 sums, about 80 GiB: an H200's, not an H100's), or 0.
+std::size_t largest_huge_n() {
+  for (std::size_t n = 66; n >= 64; --n) {
+    if (double(ssum::cuda_devices().front().free_memory) >= 1.05 * ssum::detail::two_list_merging_planned_bytes(n)) {
+      return n;
+    }
+  }
+  return 0;
+}
+
+// n = 63 up to 66: lists past 2^31 sums (each half's last item stays out of its list), so
+// 64-bit sizes and indexes through generation, search and count on the device (n = 66, lists
+// of 2^32 sums, where the device holds about 80 GiB). All weights even and the target odd
+// make a no-instance that the whole search must prove; planted n = 64 and the largest must
+// be solved.
 TEST(CudaSolve, HugeListsUpTo2To32) {
   SKIP_WITHOUT_DEVICE();
-  const double need = ssum::detail::two_list_merging_planned_bytes(66);
-  if (double(ssum::cuda_devices().front().free_memory) < 1.05 * need) {
-    GTEST_SKIP() << "device has less than " << need / (1 << 30) << " GiB free: huge lists not exercised";
+  const std::size_t top = largest_huge_n();
+  if (top == 0) {
+    GTEST_SKIP() << "device has less than " << ssum::detail::two_list_merging_planned_bytes(64) / (1 << 30)
+                 << " GiB free: huge lists not exercised";
   }
   std::mt19937_64 rng(64);
-  for (std::size_t n : {63, 66}) {
+  for (std::size_t n : {std::size_t(63), top}) {
     ssum::problem parity;
     int128 total = 0;
     for (std::size_t i = 0; i < n; ++i) {
@@ -146,7 +159,7 @@ TEST(CudaSolve, HugeListsUpTo2To32) {
       EXPECT_EQ(static_cast<std::uint64_t>(*s.count), 0u);
     }
   }
-  for (std::size_t n : {64, 66}) {
+  for (std::size_t n : {std::size_t(64), top}) {
     const ssum::problem planted = ssum::generate("planted", n, std::nullopt, n);
     expect_verdict(planted, ssum::solve(ssum::cuda{}, planted), true, "planted n=" + std::to_string(n));
   }
@@ -159,16 +172,17 @@ TEST(CudaSolve, HugeListsUpTo2To32) {
 // the last held and the left-out item of each half, all others heavier than their total):
 // the solution at the very start of both lists (only the two left-out items: the shift that
 // adds both) or at their very end (all but those: the largest sum of each list). n = 63:
-// lists of 2^30 and 2^31 sums, counted (count == 1); n = 66: 2^32 each, find only (counts
-// are refused from n = 64 on).
+// lists of 2^30 and 2^31 sums, counted (count == 1); the largest n the device holds (66:
+// 2^32 each), find only (counts are refused from n = 64 on).
 TEST(CudaSolve, UniqueSolutionsInHugeLists) {
   SKIP_WITHOUT_DEVICE();
-  const double need = ssum::detail::two_list_merging_planned_bytes(66);
-  if (double(ssum::cuda_devices().front().free_memory) < 1.05 * need) {
-    GTEST_SKIP() << "device has less than " << need / (1 << 30) << " GiB free: huge lists not exercised";
+  const std::size_t top = largest_huge_n();
+  if (top == 0) {
+    GTEST_SKIP() << "device has less than " << ssum::detail::two_list_merging_planned_bytes(64) / (1 << 30)
+                 << " GiB free: huge lists not exercised";
   }
   std::mt19937_64 rng(6366);
-  for (const std::size_t n : {63, 66}) {
+  for (const std::size_t n : {std::size_t(63), top}) {
     const std::size_t h = n / 2;
     // List A holds items [0, h - 1), list B [h, n - 1); h - 1 and n - 1 are left out.
     const std::vector<std::size_t> light = {0, h - 2, h - 1, h, n - 2, n - 1};
