@@ -194,3 +194,27 @@ TEST(CliListing, HostileCombinationsAreRefusedWithOneLine) {
 }
 
 }  // namespace
+
+// A window finer than the amounts is read at its own scale: around integer amounts,
+// --tolerance 0.5 and --target-range 4.5 5.5 hold the sums of exactly 5, a window between two
+// integers holds none (exit 1), and --tolerance 1.5 the sums 4 to 6.
+TEST(CliListing, WindowsFinerThanTheAmounts) {
+  const instance targeted{{1, 2, 3, 4, 5, 2}, 5}, untargeted{targeted.weights, std::nullopt};
+  struct window {
+    std::string flags;
+    long long lo, hi;  // lo > hi: no sum in the window
+  };
+  for (const window& w : {window{"--tolerance 0.5", 5, 5}, window{"--target-range 4.5 5.5", 5, 5},
+                          window{"--target-range 4.2 4.8", 1, 0}, window{"--tolerance 1.5", 4, 6},
+                          window{"--tolerance 0.05", 5, 5}}) {
+    SCOPED_TRACE(w.flags);
+    const bool ranged = w.flags.find("--target-range") != std::string::npos;
+    const auto r = run("solve --all --json " + w.flags + " -", text_of(ranged ? untargeted : targeted));
+    const subset_set want =
+        w.lo <= w.hi ? brute_force(targeted, w.lo, w.hi, 0, targeted.weights.size()) : subset_set{};
+    ASSERT_EQ(r.code, want.empty() ? 1 : 0) << r.err;
+    const auto [got, summary] = parse_lines(r.out);
+    EXPECT_EQ(subset_set(got.begin(), got.end()), want);
+    EXPECT_TRUE(summary.at("complete").get<bool>());
+  }
+}

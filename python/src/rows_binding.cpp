@@ -122,7 +122,8 @@ std::vector<std::vector<int128>> read_matrix(nb::handle rows) {
       total += size;
     }
   }
-  if (out.front().empty()) throw nb::value_error("rows have no columns: a row needs at least one coefficient");
+  // Rows of no columns are an instance as the program reads them from a file (`m 0`): only the
+  // empty subset, which meets the rows when every target is 0.
   if (out.front().size() > ssum::max_items) {
     throw nb::value_error(("rows have " + std::to_string(out.front().size()) + " columns; ssum takes at most " +
                            std::to_string(ssum::max_items))

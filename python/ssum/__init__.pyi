@@ -276,7 +276,7 @@ def solve_rows(
     past that, the rows that fit are folded and every subset meeting them is checked on the
     others (method "fold and check", on the host: backend "cuda" is then BackendUnavailable).
     The GIL is released while the solve runs; Ctrl-C stops it (KeyboardInterrupt).
-    Raises ValueError (no rows or no columns, more than 64 rows, rows of unequal length, a
+    Raises ValueError (no rows, more than 64 rows, rows of unequal length, a
     target count other than the row count, a value of 128 bits or more, a row whose absolute
     values add up to 2^127), TypeError (a value that is not an integer, a float, an array of
     another dtype, a row that is not a sequence), and what :func:`solve` raises.

@@ -230,7 +230,6 @@ def test_read_rows_json_and_errors(tmp_path):
     [
         ([], [], ValueError, "at least one row"),
         (np.zeros((0, 3), dtype=np.int64), [], ValueError, "at least one row"),
-        ([[], []], [0, 0], ValueError, "no columns"),
         ([[1, 2, 3], [4, 5]], [1, 2], ValueError, r"rows\[1\] has 2 coefficients where rows\[0\] has 3"),
         ([[1, 2], [3, 4]], [1, 2, 3], ValueError, "targets has 3 values for 2 rows"),
         ([[1, 2], [3, 4]], [1], ValueError, "targets has 1 value for 2 rows"),
@@ -300,3 +299,15 @@ def test_keyboard_interrupt_stops_solve_rows():
     timer.join()
     assert elapsed < 1.3
     assert ssum.solve_rows([[1, 2], [2, 1]], [3, 3]).feasible
+
+
+@pytest.mark.parametrize("targets", [[0, 0], [0, 3]])
+def test_rows_of_no_columns_as_read_from_a_file(tmp_path, targets):
+    # read_rows reads an `m 0` file; solve_rows answers what it returns, as the program does.
+    path = tmp_path / "n0.dat"
+    path.write_text("2 0\n%d\n%d\n" % tuple(targets))
+    rows, read_targets = ssum.read_rows(path)
+    assert rows == [[], []] and read_targets == targets
+    s = ssum.solve_rows(rows, read_targets, count=True)
+    expected = brute_rows(rows, targets) if rows[0] else ([()] if all(t == 0 for t in targets) else [])
+    assert s.feasible is bool(expected) and s.subset == [] and s.count == len(expected)
