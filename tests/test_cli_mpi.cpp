@@ -240,3 +240,37 @@ TEST(CliMpi, AKilledRankEndsTheJobAndTheCheckpointContinues) {
 }
 
 }  // namespace
+
+namespace {
+
+// Several rows under mpirun answer as in one process: the fold's plan (the four-list from 32
+// columns), the rows' fields, the job's fields and "MPI:" line, and "bounds" where a row's
+// target lies beyond its coefficients' sums.
+TEST(CliMpi, RowsAnswerAsInOneProcessWithTheJobsFields) {
+  SKIP_WITHOUT_MPI();
+  const std::string dat = std::string(SSUM_SOURCE_DIR) + "/tests/data/marketsplit/ms_04_050_001.dat";
+  const auto alone = run("solve --json " + dat);
+  ASSERT_EQ(alone.code, 0) << alone.err;
+  const auto one = nlohmann::json::parse(alone.out);
+  const auto r = mpirun(2, "solve --json " + dat);
+  ASSERT_EQ(r.code, alone.code) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("status"), one.at("status"));
+  EXPECT_EQ(j.at("algorithm"), "four-list") << r.out;
+  EXPECT_EQ(j.at("method"), "fold");
+  EXPECT_EQ(j.at("targets"), one.at("targets"));
+  EXPECT_EQ(j.at("ranks"), 2);
+  EXPECT_EQ(j.at("rank_seconds").size(), 2u);
+  EXPECT_TRUE(j.contains("shared"));
+  const auto text = mpirun(2, "solve " + dat);
+  EXPECT_NE(text.out.find("\nMPI: "), std::string::npos) << text.out;
+
+  const fs::path bounds = write_file("mpi_bounds.dat", "2 3\n1 2 3 4\n1 1 1 9\n");  // row 2: 9 > 3
+  const auto b = mpirun(2, "solve --json " + bounds.string());
+  EXPECT_EQ(b.code, 1) << b.err;
+  const auto jb = nlohmann::json::parse(b.out);
+  EXPECT_EQ(jb.at("status"), "infeasible");
+  EXPECT_EQ(jb.at("method"), "bounds") << b.out;
+}
+
+}  // namespace

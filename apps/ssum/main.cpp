@@ -294,6 +294,7 @@ int run_solve(const solve_args& args) {
                                        "--target-range and --tolerance do not apply";
   if (rows_input && row_options) return fail(bad_input, rows_refusal);
   std::optional<ssum::rows_problem> rows;
+  bool rows_out_of_bounds = false;  // the fold's bounds answer: no subset meets every row
   // The library knows a command-line target: empty input with one is the empty instance. A
   // checkpoint path that cannot serve is refused before a large input is read.
   const auto read_input = [&] {
@@ -309,7 +310,10 @@ int run_solve(const solve_args& args) {
     } else {
       rows = ssum::read_rows(args.input);
     }
-    if (std::optional<ssum::rows_encoding> folded = ssum::encode_rows(*rows)) return std::move(folded->single);
+    if (std::optional<ssum::rows_encoding> folded = ssum::encode_rows(*rows)) {
+      rows_out_of_bounds = folded->infeasible_by_bounds;
+      return std::move(folded->single);
+    }
     bool alone = !args.list.any();
 #if SSUM_HAVE_MPI
     alone = alone && !g_job;
@@ -387,6 +391,11 @@ int run_solve(const solve_args& args) {
     const unsigned threads = args.threads || which == ssum::backend::cuda ? args.threads : g_job->default_threads();
     ssum::solve_options shared_options = options;
     shared_options.cancel = nullptr;  // the job's own, raised by g_interrupt
+    // Folded rows take the four-list under auto, as ssum::solve_rows does in one process (the
+    // other ranks run the four-list's units anyway).
+    if (rows && options.algo == ssum::algorithm::automatic && p.weights.size() >= ssum::rows_four_list_from) {
+      shared_options.algo = ssum::algorithm::four_list;
+    }
     {
       const solving_scope guard;
       job = g_job->solve(which, threads, p, shared_options, g_interrupt, failure_of);
@@ -414,9 +423,16 @@ int run_solve(const solve_args& args) {
     return fail(internal, "internal error: the subset found does not verify; no answer is printed");
   }
   if (rows) {
-    if (!rows_answer) rows_answer = ssum::rows_solution{s, "fold", rows->rows.size(), ssum::rows_encoding_bits(*rows)};
+    if (!rows_answer) {
+      rows_answer = ssum::rows_solution{s, rows_out_of_bounds ? "bounds" : "fold", rows->rows.size(),
+                                        ssum::rows_encoding_bits(*rows)};
+    }
+    std::optional<ssum::cli::mpi_report> mpi;
+#if SSUM_HAVE_MPI
+    if (job) mpi = ssum::cli::mpi_report{job->ranks, job->shared, job->rank_seconds, job->note};
+#endif
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-    return write_answer(ssum::cli::rows_answer(*rows, *rows_answer, args.json, seconds, time_limit),
+    return write_answer(ssum::cli::rows_answer(*rows, *rows_answer, args.json, seconds, time_limit, mpi),
                         s.status == ssum::status::unknown ? unknown : s.feasible ? found : none);
   }
   const bool unknown_answer = s.status == ssum::status::unknown;

@@ -56,7 +56,8 @@ bool is_rows_input(const std::string& path, const std::string& format, bool csv)
   return ends_with_dat(path) || (!csv && head_holds_rows(path));
 }
 
-std::string rows_answer(const rows_problem& p, const rows_solution& r, bool json, double wall, double time_limit) {
+std::string rows_answer(const rows_problem& p, const rows_solution& r, bool json, double wall, double time_limit,
+                        const std::optional<mpi_report>& mpi) {
   const solution& s = r.answer;
   const bool unknown = s.status == status::unknown;
   std::ostringstream out;
@@ -86,6 +87,11 @@ std::string rows_answer(const rows_problem& p, const rows_solution& r, bool json
     const nlohmann::json planned = unknown && s.planned_bytes == 0 ? nlohmann::json(nullptr)
                                                                    : nlohmann::json(s.planned_bytes);
     j["memory"] = {{"planned_bytes", planned}, {"peak_rss_bytes", peak_resident_bytes()}};
+    if (mpi) {
+      j["ranks"] = mpi->ranks;
+      j["shared"] = mpi->shared;
+      j["rank_seconds"] = mpi->rank_seconds;
+    }
     out << j.dump() << '\n';
     return out.str();
   }
@@ -120,6 +126,7 @@ std::string rows_answer(const rows_problem& p, const rows_solution& r, bool json
   const char* proof = s.feasible ? "every row re-verified" : r.method == "bounds" ? "the bounds prove it"
                                                                                 : "the search was exhaustive";
   out << s.algorithm << " on " << s.backend << " (" << how << ") in " << seconds << " s; " << proof << '\n';
+  if (mpi) out << "MPI: " << mpi->note << '\n';
   return out.str();
 }
 

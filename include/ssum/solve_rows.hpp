@@ -10,6 +10,11 @@
 
 namespace ssum {
 
+/// From this many columns a fold of several rows takes the four-list under automatic: the
+/// fold's sums are far from random, and the four-list's residue classes reach a subset sooner
+/// than the two lists' pruning (one process and MPI ranks alike).
+inline constexpr std::size_t rows_four_list_from = 32;
+
 /// How a multi-row instance was answered.
 struct rows_solution {
   /// The answer over the columns: status, subset (verified on every row), count (every

@@ -44,6 +44,16 @@ def check_subsets(subsets, weights, target):
         assert sum(weights[i] for i in s) == target, s
 
 
+
+def run_threads(target, count):
+    """Runs target on `count` daemon threads at once and waits for them (a minute at most)."""
+    threads = [threading.Thread(target=target, daemon=True) for _ in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not any(t.is_alive() for t in threads), "a thread is still running after a minute"
+
 def test_second_concurrent_next_raises_and_close_ends_the_waiting_one():
     it = slow_listing()
     waiter, out = run_in_thread(lambda: next(it))
@@ -121,12 +131,7 @@ def test_threads_sharing_one_iterator_get_every_subset_once():
             errors.append(e)
         got.extend(mine)
 
-    threads = [threading.Thread(target=eat, daemon=True) for _ in range(3)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
-    assert not any(t.is_alive() for t in threads)
+    run_threads(eat, 3)
     assert errors == []
     check_subsets(got, weights, target)
     assert len(set(map(tuple, got))) == len(got) == limit
@@ -157,11 +162,7 @@ def test_threads_taking_turns_share_one_iterator():
         except BaseException as e:  # noqa: BLE001
             errors.append(e)
 
-    threads = [threading.Thread(target=eat, daemon=True) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
+    run_threads(eat, 4)
     assert errors == []
     check_subsets(got, weights, target)
     assert sorted(map(tuple, got)) == sorted(every)

@@ -28,9 +28,6 @@
 namespace ssum {
 namespace {
 
-// From this many columns the fold goes to the four-list under automatic.
-constexpr std::size_t four_list_from = 32;
-
 // The rows to fold when not all of them fit: taken in order of the most bits each adds (the
 // widest span first), each kept while the fold of those kept still fits 127 bits.
 rows_problem foldable_part(const rows_problem& p) {
@@ -162,7 +159,7 @@ rows_solution solve_rows(backend which, unsigned threads, const rows_problem& p,
     // cores: 0.04 s against 1.9 s). A device takes the four-list only below 2^64.
     solve_options o = options;
     const bool automatic = o.algo == algorithm::automatic;
-    const bool four = automatic && folded->single.weights.size() >= four_list_from;
+    const bool four = automatic && folded->single.weights.size() >= rows_four_list_from;
     if (four) o.algo = algorithm::four_list;
     if (automatic && lattice_races(p, options, threads)) {
       out = race_lattice(which, threads, p, folded->single, o, start);
