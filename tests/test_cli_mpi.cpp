@@ -248,7 +248,7 @@ namespace {
 // target lies beyond its coefficients' sums.
 TEST(CliMpi, RowsAnswerAsInOneProcessWithTheJobsFields) {
   SKIP_WITHOUT_MPI();
-  const std::string dat = std::string(SSUM_SOURCE_DIR) + "/tests/data/marketsplit/ms_04_050_001.dat";
+  const std::string dat = std::string(SSUM_SOURCE_DIR) + "/tests/data/marketsplit/ms_06_050_001.dat";  // 50 columns
   const auto alone = run("solve --json " + dat);
   ASSERT_EQ(alone.code, 0) << alone.err;
   const auto one = nlohmann::json::parse(alone.out);
