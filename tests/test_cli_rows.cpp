@@ -3,12 +3,15 @@
 // rows past 127 bits; the flags that do not apply and malformed files refused with one line.
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "cli_runner.hpp"
+#include "ssum/int128.hpp"
 
 namespace {
 
@@ -154,6 +157,46 @@ TEST(CliRows, FlagsThatDoNotApplyAndMalformedFilesAreRefusedWithOneLine) {
   }
   const auto r = run("solve --format matrix " + dat.string());
   EXPECT_EQ(r.code, 2);
+}
+
+// Rows of small coefficients under auto: any width (130 columns, past the four-list's 120)
+// and counts of many columns go to the dynamic program, answered at once; the count is
+// checked against a table over both rows' sums (128-bit counts, here up to 2^100).
+TEST(CliRows, WideAndSmallRowsAreAnsweredUnderAuto) {
+  std::mt19937_64 rng(130);
+  for (const std::size_t n : {std::size_t(130), std::size_t(100)}) {
+    rows_instance in;
+    in.rows.assign(2, std::vector<long long>(n));
+    for (auto& row : in.rows) {
+      for (long long& a : row) a = static_cast<long long>(rng() % 4);
+    }
+    for (const auto& row : in.rows) {
+      long long t = 0;
+      for (std::size_t j = 0; j < n; j += 2) t += row[j];  // every other column: a solution
+      in.targets.push_back(t);
+    }
+    SCOPED_TRACE("n = " + std::to_string(n));
+    const auto dat = write_file("rows_wide_" + std::to_string(n) + ".dat", dat_of(in));
+    // The dynamic program counts through GMP: without it, the decision alone.
+    const auto r = run(std::string("solve --json ") + (SSUM_TESTS_HAVE_GMP ? "--count " : "") + dat.string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j.at("algorithm"), "dp") << r.out;
+    EXPECT_TRUE(meets_every_row(in, j.at("subset").get<std::vector<std::size_t>>()));
+    if (!SSUM_TESTS_HAVE_GMP) continue;
+    // Subsets by their two sums, column by column.
+    const long long top = 3 * static_cast<long long>(n);
+    std::vector<unsigned __int128> ways(std::size_t((top + 1) * (top + 1)), 0);
+    ways[0] = 1;
+    for (std::size_t c = 0; c < n; ++c) {
+      const long long a = in.rows[0][c], b = in.rows[1][c];
+      for (long long x = top; x >= a; --x) {
+        for (long long y = top; y >= b; --y) ways[std::size_t(x * (top + 1) + y)] += ways[std::size_t((x - a) * (top + 1) + y - b)];
+      }
+    }
+    const unsigned __int128 want = ways[std::size_t(in.targets[0] * (top + 1) + in.targets[1])];
+    EXPECT_EQ(j.at("count").get<std::string>(), ssum::to_string(ssum::int128(want)));
+  }
 }
 
 }  // namespace

@@ -391,11 +391,8 @@ int run_solve(const solve_args& args) {
     const unsigned threads = args.threads || which == ssum::backend::cuda ? args.threads : g_job->default_threads();
     ssum::solve_options shared_options = options;
     shared_options.cancel = nullptr;  // the job's own, raised by g_interrupt
-    // Folded rows take the four-list under auto, as ssum::solve_rows does in one process (the
-    // other ranks run the four-list's units anyway).
-    if (rows && options.algo == ssum::algorithm::automatic && p.weights.size() >= ssum::rows_four_list_from) {
-      shared_options.algo = ssum::algorithm::four_list;
-    }
+    // Folded rows take the plan ssum::solve_rows takes in one process.
+    if (rows) shared_options.algo = ssum::fold_algorithm(which, threads, p, options);
     {
       const solving_scope guard;
       job = g_job->solve(which, threads, p, shared_options, g_interrupt, failure_of);

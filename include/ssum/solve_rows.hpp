@@ -15,6 +15,12 @@ namespace ssum {
 /// than the two lists' pruning (one process and MPI ranks alike).
 inline constexpr std::size_t rows_four_list_from = 32;
 
+/// The algorithm a fold of several rows (`single`, encode_rows' sum) takes: the one named in
+/// `options`; under automatic the four-list from rows_four_list_from columns where the plan
+/// would take the two lists, else automatic (the plan's own choice: the dynamic program on
+/// small rows, whatever can take more than 120 columns).
+algorithm fold_algorithm(backend which, unsigned threads, const problem& single, const solve_options& options);
+
 /// How a multi-row instance was answered.
 struct rows_solution {
   /// The answer over the columns: status, subset (verified on every row), count (every

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "solver/choose.hpp"
 #include "solver/deadline_watch.hpp"
 #include "solver/frame.hpp"
 #include "solver/lattice/lattice_rows.hpp"
@@ -134,6 +135,23 @@ rows_solution race_lattice(backend which, unsigned threads, const rows_problem& 
 }
 }  // namespace
 
+// The fold's sums are far from random, so the two lists' pruning gains nothing on them while
+// the four-list's residue classes reach a subset early (QOBLIB ms_06_050_001 on 2 cores: 0.04 s
+// against 1.9 s). Whatever else the plan takes it keeps: the dynamic program on small rows
+// (100 columns of small numbers counted in 0.04 s), any algorithm past the four-list's items.
+algorithm fold_algorithm(backend which, unsigned threads, const problem& single, const solve_options& options) {
+  const std::size_t n = single.weights.size();
+  if (options.algo != algorithm::automatic) return options.algo;
+  if (n < rows_four_list_from || n > detail::most_items) return algorithm::automatic;
+  try {
+    const detail::choice c = detail::choose(single, options, which, threads, 0);
+    const bool two_lists = c.algo == algorithm::two_list && !c.settled && !c.out_of_range;
+    return two_lists ? algorithm::four_list : algorithm::automatic;
+  } catch (const std::exception&) {
+    return algorithm::four_list;  // the plan refuses the two lists: the four-list's own plan may fit
+  }
+}
+
 rows_solution solve_rows(backend which, unsigned threads, const rows_problem& p, const solve_options& options) {
   const auto start = detail::clock_type::now();
   rows_solution out;
@@ -154,12 +172,9 @@ rows_solution solve_rows(backend which, unsigned threads, const rows_problem& p,
   if (folded) {
     out.method = "fold";
     out.rows_folded = p.rows.size();
-    // The folded rows' sums are far from random: the two lists' pruning gains nothing on them,
-    // while the four-list's residue classes reach a subset early (QOBLIB ms_06_050_001 on 2
-    // cores: 0.04 s against 1.9 s). A device takes the four-list only below 2^64.
     solve_options o = options;
     const bool automatic = o.algo == algorithm::automatic;
-    const bool four = automatic && folded->single.weights.size() >= rows_four_list_from;
+    const bool four = automatic && fold_algorithm(which, threads, folded->single, o) == algorithm::four_list;
     if (four) o.algo = algorithm::four_list;
     if (automatic && lattice_races(p, options, threads)) {
       out = race_lattice(which, threads, p, folded->single, o, start);
