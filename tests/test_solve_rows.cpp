@@ -12,6 +12,7 @@
 
 #include "ssum/errors.hpp"
 #include "ssum/solve_rows.hpp"
+#include "solver/lattice/lattice_rows.hpp"
 
 namespace {
 
@@ -148,6 +149,34 @@ TEST(SolveRows, TheLatticeStageRacesTheExactSearchAndNeverSaysNone) {
     }
     EXPECT_NE(r.answer.status, ssum::status::unknown);
   }
+}
+
+// Past 127 bits the lattice races the fold-and-check listing too: six rows of coefficients up
+// to 10^6 over 64 columns (about 156 bits), where listing the subsets of the five rows that
+// fold and checking each on the sixth runs for minutes, the lattice finds the planted subset
+// in a fraction of a second. A named enumerator is obeyed there, or refused with its reason.
+TEST(SolveRows, PastOneSumTheLatticeRacesAndANamedAlgorithmIsObeyed) {
+  std::mt19937_64 rng(52);
+  const rows_problem p = random_rows(rng, 6, 64, 0, 1000000, true);
+  ASSERT_FALSE(ssum::encode_rows(p).has_value());
+  ssum::solve_options named;
+  named.algo = ssum::algorithm::completion_search;
+  EXPECT_THROW(ssum::solve_rows(ssum::backend::cpu, 1, p, named), std::invalid_argument);
+  named.algo = ssum::algorithm::two_list;  // 64 items: past the meet in the middle's 60
+  try {
+    ssum::solve_rows(ssum::backend::cpu, 1, p, named);
+    FAIL() << "the two-list listed 64 items";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("60 items"), std::string::npos) << e.what();
+  }
+  if (!ssum::detail::lattice_available()) GTEST_SKIP() << "built without fplll: no lattice stage to race";
+  ssum::solve_options o;
+  o.time_limit = 60;  // the listing alone answers "unknown" by then
+  const ssum::rows_solution s = ssum::solve_rows(ssum::backend::cpu, 4, p, o);
+  ASSERT_TRUE(s.answer.feasible) << s.method << ": " << s.answer.plan.reason;
+  EXPECT_TRUE(ssum::is_rows_certificate(p, s.answer.subset));
+  EXPECT_EQ(s.method, "lattice");
+  EXPECT_LT(s.rows_folded, 6u);  // the rows that fold, the others checked
 }
 
 TEST(SolveRows, QoblibInstancesOfTheTestData) {

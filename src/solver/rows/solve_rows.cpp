@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <functional>
 #include <thread>
 #include <chrono>
 #include <cstdint>
@@ -60,12 +61,13 @@ bool lattice_races(const rows_problem& p, const solve_options& o, unsigned threa
   return team >= 4 || p.columns() >= 80;
 }
 
-// The exact search on all threads but one and the lattice stage on that one; the first
-// subset stops the other. The lattice's finding nothing is no answer: the exact search's
-// verdict stands: method "fold" with its answer, or "lattice" with the lattice's subset.
-rows_solution race_lattice(backend which, unsigned threads, const rows_problem& p,
-                                          const problem& single, const solve_options& o,
-                                          detail::clock_type::time_point start) {
+// The exact search (`exact`, on the threads it is given) on all threads but one and the
+// lattice stage on that one; the first subset stops the other. The lattice's finding nothing
+// is no answer: the exact search's verdict stands, with its method ("fold", "fold and check"),
+// or "lattice" with the lattice's subset.
+using exact_search = std::function<rows_solution(const solve_options&, unsigned)>;
+rows_solution race_lattice(backend which, unsigned threads, const rows_problem& p, const solve_options& o,
+                           detail::clock_type::time_point start, const exact_search& exact) {
   std::atomic<bool> stop{false}, never{false}, lattice_stop{false}, lattice_found{false};
   detail::lattice_result found;
   std::thread lattice([&] {
@@ -90,35 +92,32 @@ rows_solution race_lattice(backend which, unsigned threads, const rows_problem& 
       if (t.joinable()) t.join();
     }
   } join_at_end{lattice, lattice_stop};
-  solve_options exact = o;
-  exact.cancel = &stop;
+  solve_options stoppable = o;
+  stoppable.cancel = &stop;
   // The caller's cancel reaches the exact search through `stop`, as a time limit does.
   const detail::deadline_watch relay(detail::clock_type::time_point::max(), o.cancel, stop, never);
   const unsigned team = resolved_threads(cpu{threads});
   const unsigned exact_threads = which == backend::cuda ? threads : std::max(1u, team - 1);
-  solution answer;
+  rows_solution out;
   try {
-    answer = solve(which, exact_threads, single, exact);
+    out = exact(stoppable, exact_threads);
   } catch (const interrupted&) {
     if (!lattice_found.load()) throw;
   }
   lattice_stop.store(true);
   lattice.join();  // `found` is read below
-  rows_solution out;
-  out.method = "fold";
-  out.rows_folded = p.rows.size();
-  out.encoding_bits = rows_encoding_bits(p);
   out.lattice_seconds = found.reduce_seconds + found.enumerate_seconds;
+  const solution& answer = out.answer;
   if (lattice_found.load() && answer.status == status::infeasible && !answer.algorithm.empty()) {
     throw std::logic_error("internal error: the exact search proved that no subset meets the rows, the lattice found one");
   }
   if (!lattice_found.load() || answer.feasible) {  // the exact search's answer, with its plan
-    out.answer = std::move(answer);
     out.answer.plan.reason += "; the lattice stage ran beside it on one thread";
     return out;
   }
   out.method = "lattice";
   solution& s = out.answer;
+  s = solution{};
   s.status = status::feasible;
   s.feasible = true;
   s.subset = found.subsets.front();
@@ -130,6 +129,56 @@ rows_solution race_lattice(backend which, unsigned threads, const rows_problem& 
             "the lattice stage (fplll's reduction, a {0,1} enumeration) on one thread beside the exact search, "
             "which it stopped"};
   s.seconds.search = out.lattice_seconds;
+  s.seconds.total = detail::seconds_since(start);
+  return out;
+}
+
+// Past 127 bits: the rows that fold (`part`, their sum `single`) have every subset listed, each
+// checked on the other rows; a decision stops at the first that meets them all. The listing
+// takes the enumerator `o.algo` names (automatic: its plan's).
+rows_solution fold_and_check(unsigned threads, const rows_problem& p, const rows_problem& part, const problem& single,
+                             const solve_options& o, std::size_t encoding_bits, detail::clock_type::time_point start) {
+  rows_solution out;
+  out.method = "fold and check";
+  out.rows_folded = part.rows.size();
+  listing_options lo;
+  lo.algo = o.algo;
+  lo.cancel = o.cancel;
+  lo.time_limit = o.time_limit;
+  lo.memory_limit = o.memory_limit;
+  std::uint64_t count = 0;
+  std::optional<std::vector<std::size_t>> first;
+  const listing listed = list_subsets(backend::cpu, threads, single, lo, [&](const std::vector<std::size_t>& subset) {
+    ++out.checked;
+    if (!is_rows_certificate(p, subset)) return true;
+    if (!first) first = subset;
+    ++count;
+    return o.count;  // a decision stops at its first subset
+  });
+  solution& s = out.answer;
+  s.algorithm = listed.algorithm;
+  s.backend = listed.backend;
+  s.threads = listed.threads;
+  s.planned_bytes = listed.planned_bytes;
+  s.plan = listed.plan;
+  s.plan.reason = std::to_string(out.rows_folded) + " of the " + std::to_string(p.rows.size()) +
+                  " rows folded into one sum (the fold of all needs " + std::to_string(encoding_bits) +
+                  " bits), every subset meeting them checked on the others; " + listed.plan.reason;
+  s.reductions = {"rows folded: " + std::to_string(out.rows_folded) + " of " + std::to_string(p.rows.size())};
+  if (first) {
+    s.status = status::feasible;
+    s.feasible = true;
+    s.subset = *first;
+  } else {
+    s.status = listed.complete ? status::infeasible : status::unknown;
+  }
+  if (o.count && listed.complete) s.count = big_count(uint128(count));
+  if (o.count && !listed.complete && first) s.status = status::unknown;  // a count left unfinished
+  if (s.status == status::unknown) {  // as ssum::solve reports a search the time limit ended
+    s.feasible = false;
+    s.subset.clear();
+  }
+  s.seconds.search = listed.seconds;
   s.seconds.total = detail::seconds_since(start);
   return out;
 }
@@ -169,19 +218,22 @@ rows_solution solve_rows(backend which, unsigned threads, const rows_problem& p,
     out.answer.seconds.total = detail::seconds_since(start);
     return out;
   }
+  const bool automatic = options.algo == algorithm::automatic;
+  const bool races = automatic && lattice_races(p, options, threads);
   if (folded) {
-    out.method = "fold";
-    out.rows_folded = p.rows.size();
     solve_options o = options;
-    const bool automatic = o.algo == algorithm::automatic;
     const bool four = automatic && fold_algorithm(which, threads, folded->single, o) == algorithm::four_list;
     if (four) o.algo = algorithm::four_list;
-    if (automatic && lattice_races(p, options, threads)) {
-      out = race_lattice(which, threads, p, folded->single, o, start);
-      if (out.method == "lattice") return out;
-    } else {
-      out.answer = solve(which, threads, folded->single, o);
-    }
+    const exact_search exact = [&](const solve_options& e, unsigned exact_threads) {
+      rows_solution r;
+      r.method = "fold";
+      r.answer = solve(which, exact_threads, folded->single, e);
+      return r;
+    };
+    out = races ? race_lattice(which, threads, p, o, start, exact) : exact(o, threads);
+    out.rows_folded = p.rows.size();
+    out.encoding_bits = rows_encoding_bits(p);
+    if (out.method == "lattice") return out;
     const std::string asked = "the four-list algorithm was asked for";
     if (const std::size_t at = out.answer.plan.reason.find(asked); four && at != std::string::npos) {
       out.answer.plan.reason.replace(at, asked.size(),
@@ -202,55 +254,24 @@ rows_solution solve_rows(backend which, unsigned threads, const rows_problem& p,
   if (which == backend::cuda) {
     throw backend_unavailable("rows that need more than 127 bits are checked on the host: --backend cuda cannot take them");
   }
+  if (options.algo == algorithm::completion_search) {
+    throw std::invalid_argument("rows that need more than 127 bits are answered by listing the subsets of the rows "
+                                "that fold (the two-list, the four-list or the dp): the completion search does not list");
+  }
   const rows_problem part = foldable_part(p);
   if (part.rows.empty()) {
     throw std::invalid_argument("no row of this instance folds into 127 bits on its own");
   }
   const std::optional<rows_encoding> some = encode_rows(part);
-  out.method = "fold and check";
-  out.rows_folded = part.rows.size();
   if (some->infeasible_by_bounds) {  // cannot happen: the whole instance passed its bounds
     throw std::logic_error("internal error: a part of the rows is out of bounds when the whole is not");
   }
-  listing_options lo;
-  lo.cancel = options.cancel;
-  lo.time_limit = options.time_limit;
-  lo.memory_limit = options.memory_limit;
-  std::uint64_t count = 0;
-  std::optional<std::vector<std::size_t>> first;
-  const listing listed =
-      list_subsets(backend::cpu, threads, some->single, lo, [&](const std::vector<std::size_t>& subset) {
-        ++out.checked;
-        if (!is_rows_certificate(p, subset)) return true;
-        if (!first) first = subset;
-        ++count;
-        return options.count;  // a decision stops at its first subset
-      });
-  solution& s = out.answer;
-  s.algorithm = listed.algorithm;
-  s.backend = listed.backend;
-  s.threads = listed.threads;
-  s.planned_bytes = listed.planned_bytes;
-  s.plan = listed.plan;
-  s.plan.reason = std::to_string(out.rows_folded) + " of the " + std::to_string(p.rows.size()) +
-                  " rows folded into one sum (the fold of all needs " + std::to_string(out.encoding_bits) +
-                  " bits), every subset meeting them checked on the others; " + listed.plan.reason;
-  s.reductions = {"rows folded: " + std::to_string(out.rows_folded) + " of " + std::to_string(p.rows.size())};
-  if (first) {
-    s.status = status::feasible;
-    s.feasible = true;
-    s.subset = *first;
-  } else {
-    s.status = listed.complete ? status::infeasible : status::unknown;
-  }
-  if (options.count && listed.complete) s.count = big_count(uint128(count));
-  if (options.count && !listed.complete && first) s.status = status::unknown;  // a count left unfinished
-  if (s.status == status::unknown) {  // as ssum::solve reports a search the time limit ended
-    s.feasible = false;
-    s.subset.clear();
-  }
-  s.seconds.search = listed.seconds;
-  s.seconds.total = detail::seconds_since(start);
+  const exact_search exact = [&](const solve_options& e, unsigned exact_threads) {
+    return fold_and_check(exact_threads, p, part, some->single, e, rows_encoding_bits(p), start);
+  };
+  out = races ? race_lattice(which, threads, p, options, start, exact) : exact(options, threads);
+  out.rows_folded = part.rows.size();
+  out.encoding_bits = rows_encoding_bits(p);
   return out;
 }
 
