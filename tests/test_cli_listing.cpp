@@ -225,12 +225,18 @@ TEST(CliListing, ItemsNearNAreTheComplementsOfFew) {
 TEST(CliListing, RefusalPastEveryEnumeratorNamesNoSize) {
   const auto gen = run("gen random -n 121 --seed 1");
   ASSERT_EQ(gen.code, 0) << gen.err;
-  const auto r = run("solve --items 3 -", gen.out);
+  const auto r = run("solve --all -", gen.out);
   EXPECT_EQ(r.code, 3) << r.out;
   EXPECT_EQ(count_lines(r.err), 1u) << r.err;
-  EXPECT_EQ(r.err.find("needs"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("needs"), std::string::npos) << r.err;  // no plan was made: no size
   EXPECT_NE(r.err.find("at most 60 items"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("at most 120 items"), std::string::npos) << r.err;
+  // A few items of them (or all but a few) are walked through instead.
+  for (const char* items : {"3", "118"}) {
+    const auto few = run(std::string("solve --json --items ") + items + " -", gen.out);
+    EXPECT_EQ(few.code, 1) << few.err;  // no 3 of these weights sum to the target
+    EXPECT_EQ(nlohmann::json::parse(few.out).at("algorithm"), "few-items") << few.out;
+  }
 }
 
 }  // namespace

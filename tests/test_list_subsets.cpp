@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "solver/few_items/enumerate_few.hpp"
 #include "solver/two_list/enumerate.hpp"
 #include "ssum/int128.hpp"
 #include "ssum/errors.hpp"
@@ -286,6 +287,92 @@ TEST(ListSubsets, ZeroSumComplementKeepsTheEmptySetOut) {
   o.min_items = 0;
   o.max_items = 7;
   EXPECT_EQ(list(p, o).subsets, brute_force(p, 0, 0, 1, 7));
+}
+
+// The walk over every subset of a few items, run directly: the brute-force set in ascending
+// order, the limit's look past it, a stop, signed weights and zero-sum.
+TEST(ListSubsets, TheFewItemsWalkMatchesBruteForce) {
+  std::mt19937_64 rng(54);
+  for (int trial = 0; trial < 30; ++trial) {
+    const std::size_t n = std::size_t(trial) % 15;
+    ssum::problem p;
+    for (std::size_t i = 0; i < n; ++i) p.weights.push_back(int128(rng() % 21) - (trial % 2 ? 10 : 0));
+    if (trial % 5) p.target = int128(rng() % 31) - 5;
+    ssum::detail::enumerate_request r;
+    r.weights = &p.weights;
+    r.lo = p.target.value_or(0);
+    r.hi = p.target ? r.lo + int128(trial % 3) : 0;
+    r.non_empty = !p.target;
+    r.min_items = std::size_t(trial) % 3;
+    r.max_items = r.min_items + std::size_t(trial) % 5;
+    const auto want = brute_force(p, r.lo, r.hi, r.min_items, r.max_items);
+    std::vector<std::vector<std::size_t>> got;
+    const auto all = ssum::detail::enumerate_subsets_few(r, [&](const std::vector<std::size_t>& s) {
+      got.push_back(s);
+      return true;
+    });
+    EXPECT_EQ(got, want) << "trial " << trial;  // lexicographic: already sorted
+    EXPECT_TRUE(all.complete);
+    r.limit = 2;
+    got.clear();
+    const auto two = ssum::detail::enumerate_subsets_few(r, [&](const std::vector<std::size_t>& s) {
+      got.push_back(s);
+      return true;
+    });
+    EXPECT_EQ(got.size(), std::min<std::size_t>(2, want.size()));
+    EXPECT_EQ(two.complete, want.size() <= 2) << "trial " << trial;
+    r.limit = 0;
+    const auto stop = ssum::detail::enumerate_subsets_few(r, [](const std::vector<std::size_t>&) { return false; });
+    EXPECT_EQ(stop.listed, want.empty() ? 0u : 1u);
+    EXPECT_EQ(stop.complete, want.empty());
+  }
+  EXPECT_DOUBLE_EQ(ssum::detail::enumerate_few_steps(121, 3), 1 + 121 + 7260 + 287980);
+}
+
+// Past the meet in the middle's 60 items with a window too wide for the four-list and sums too
+// wide for the table: two items of 70 (and, as complements, 68 of them) by the walk.
+TEST(ListSubsets, AFewItemsOfManyAreWalked) {
+  std::mt19937_64 rng(55);
+  ssum::problem p;
+  int128 total = 0;
+  for (int i = 0; i < 70; ++i) {
+    p.weights.push_back(int128(rng() >> 4) - (i % 3 ? 0 : int128(1) << 59));
+    total += p.weights.back();
+  }
+  const int128 pair = p.weights[5] + p.weights[44];
+  ssum::listing_options o;
+  o.high = pair + (int128(1) << 58);  // far past 1024 values
+  std::vector<std::vector<std::size_t>> want;
+  for (std::size_t i = 0; i < 70; ++i) {
+    for (std::size_t j = i + 1; j < 70; ++j) {
+      const int128 s = p.weights[i] + p.weights[j];
+      if (s >= pair && s <= *o.high) want.push_back({i, j});
+    }
+  }
+  p.target = pair;
+  o.min_items = o.max_items = 2;
+  listed got = list(p, o);
+  EXPECT_EQ(got.summary.algorithm, "few-items");
+  EXPECT_EQ(got.subsets, want);
+  // The same pairs as the 68 items they leave out.
+  p.target = total - *o.high;
+  o.high = total - pair;
+  o.min_items = o.max_items = 68;
+  got = list(p, o);
+  EXPECT_EQ(got.summary.algorithm, "few-items");
+  EXPECT_NE(got.summary.plan.reason.find("complement was taken"), std::string::npos) << got.summary.plan.reason;
+  ASSERT_EQ(got.subsets.size(), want.size());
+  std::vector<std::vector<std::size_t>> left_out;
+  for (const auto& s : got.subsets) {
+    std::vector<std::size_t> rest;
+    for (std::size_t i = 0, k = 0; i < 70; ++i) {
+      if (k < s.size() && s[k] == i) ++k;
+      else rest.push_back(i);
+    }
+    left_out.push_back(rest);
+  }
+  std::sort(left_out.begin(), left_out.end());
+  EXPECT_EQ(left_out, want);
 }
 
 }  // namespace

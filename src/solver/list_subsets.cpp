@@ -1,7 +1,8 @@
 // ssum::list_subsets (ssum/solve.hpp): every subset in a window, handed out as found, by one of
-// three enumerators over the instance as given: the meet in the middle (two_list/enumerate.hpp),
-// the four-list (four_list/enumerate_four.hpp) or the table of reachable sums
-// (dp/enumerate_dp.hpp). A reduction that sets items aside (zero weights, forced or heavy items,
+// four enumerators over the instance as given: the meet in the middle (two_list/enumerate.hpp),
+// the four-list (four_list/enumerate_four.hpp), the table of reachable sums (dp/enumerate_dp.hpp)
+// or, for a few items of many, a walk over every subset of that size
+// (few_items/enumerate_few.hpp). A reduction that sets items aside (zero weights, forced or heavy items,
 // divisor groups) would have to give back every subset it stands for, so none runs here: the
 // enumerators take zeros, duplicates and signs as they come. Where listing the complements
 // (the items each subset leaves out) is expected sooner, that question is asked instead and each
@@ -20,6 +21,7 @@
 #include "solver/deadline_watch.hpp"
 #include "solver/frame.hpp"
 #include "solver/dp/enumerate_dp.hpp"
+#include "solver/few_items/enumerate_few.hpp"
 #include "solver/four_list/enumerate_four.hpp"
 #include "solver/two_list/enumerate.hpp"
 #include "ssum/errors.hpp"
@@ -46,7 +48,7 @@ void verify(const problem& p, const std::vector<std::size_t>& subset, int128 lo,
   }
 }
 
-enum class listing_method { two_list, four_list, dp };
+enum class listing_method { two_list, four_list, dp, few_items };
 
 struct listing_plan {
   listing_method method = listing_method::two_list;
@@ -103,6 +105,10 @@ double four_list_seconds(std::size_t n, uint128 width, unsigned threads) {
 }
 // The table is built a 64-bit word at a time, about 1 ns a word.
 double dp_seconds(double bytes) { return bytes / 8 * 1e-9; }
+// The walk over every subset of a few items: a step, an add and a compare, about 5 ns.
+double few_items_seconds(double steps) { return steps * 5e-9; }
+// Past this many subsets (about a day and a half) the walk is not a plan.
+constexpr double few_items_most_steps = 2.5e13;
 
 // One enumerator as the plan sees it: whether it can take the instance at all (and why not),
 // its memory and its expected time.
@@ -116,9 +122,10 @@ struct candidate {
 };
 
 // The meet in the middle (its lists sized by the size bounds), the four-list (memory 2^(n/4),
-// a narrow window) or the table of reachable sums (any n, a small span of sums): the one named
-// by o.algo, or under automatic whichever fits and is expected sooner (ties in that order: the
-// table, then the meet in the middle).
+// a narrow window), the table of reachable sums (any n, a small span of sums) or, under
+// automatic only, the walk over every subset of a few items: the one named by algo, or under
+// automatic whichever fits and is expected sooner (ties in that order: the table, then the meet
+// in the middle).
 listing_plan plan_listing(const problem& p, const question& q, algorithm algo, unsigned threads, double room) {
   if (algo == algorithm::completion_search) {
     throw std::invalid_argument("the completion search cannot list subsets: it proves nothing");
@@ -139,6 +146,16 @@ listing_plan plan_listing(const problem& p, const question& q, algorithm algo, u
   }
   // bytes / 16 entries: the 32-byte entries of wide sums count twice, as they cost about that.
   halves.seconds = two_list_seconds(halves.bytes / 16);
+  // Every subset of at most max_items items in turn: no lists, any n, any width of sums; only the
+  // plan's own choice (no --algorithm names it), for a few items of many that the others refuse.
+  candidate few{listing_method::few_items, algorithm::automatic, "few-items", "the walk's indices", {}, 0, 0};
+  const double steps = detail::enumerate_few_steps(n, q.max_items);
+  if (steps > few_items_most_steps) {
+    few.cannot = "visiting each subset of at most " + std::to_string(std::min(q.max_items, n)) +
+                 " items takes more than 2.5 x 10^13 steps";
+  }
+  few.bytes = double(n) * 2 * sizeof(std::size_t);
+  few.seconds = few_items_seconds(steps);
   candidate quarters{listing_method::four_list, algorithm::four_list, "four-list", "four quarter lists", {}, 0, 0};
   if (n > detail::enumerate_four_most_items) {
     quarters.cannot = "the four-list takes at most " + std::to_string(detail::enumerate_four_most_items) + " items";
@@ -150,8 +167,8 @@ listing_plan plan_listing(const problem& p, const question& q, algorithm algo, u
   quarters.seconds = four_list_seconds(n, width, threads);
 
   std::vector<const candidate*> asked;
-  for (const candidate* c : {&table, &halves, &quarters}) {
-    if (algo == algorithm::automatic || algo == c->algo) asked.push_back(c);
+  for (const candidate* c : {&table, &halves, &quarters, &few}) {
+    if (algo == algorithm::automatic || (algo == c->algo && c != &few)) asked.push_back(c);
   }
   if (asked.size() == 1 && !asked[0]->cannot.empty()) throw std::invalid_argument(asked[0]->cannot);
   const candidate* best = nullptr;
@@ -179,6 +196,11 @@ listing_plan plan_listing(const problem& p, const question& q, algorithm algo, u
   plan.seconds = best->seconds;
   const std::string given = " over the instance as given (no reduction: each would have to give back the subsets it sets aside)";
   switch (best->method) {
+    case listing_method::few_items:
+      plan.reason = "every subset in the window is listed by visiting each subset of at most " +
+                    std::to_string(std::min(q.max_items, n)) + " items in turn" + given + ", " +
+                    std::to_string(std::uint64_t(steps)) + " of them, no lists";
+      break;
     case listing_method::dp:
       plan.reason = "every subset in the window is listed by backtracking through the table of reachable sums" + given +
                     ", one bit per sum and item" + std::string(q.min_items > 0 || q.max_items < n ? " and size" : "") +
@@ -245,11 +267,9 @@ listing list_subsets(backend which, unsigned threads, const problem& p, const li
   if (!plan) std::rethrow_exception(refused);
   const question& asked = complemented ? *other : given;
   if (complemented) {
-    const std::string sizes = asked.min_items == asked.max_items
-                                  ? std::to_string(asked.min_items)
-                                  : std::to_string(asked.min_items) + " to " + std::to_string(asked.max_items);
-    const std::string sums = asked.lo == asked.hi ? to_string(asked.lo)
-                                                  : "[" + to_string(asked.lo) + ", " + to_string(asked.hi) + "]";
+    std::string sizes = std::to_string(asked.min_items), sums = to_string(asked.lo);
+    if (asked.max_items != asked.min_items) sizes += " to " + std::to_string(asked.max_items);
+    if (asked.hi != asked.lo) sums.append(" to ").append(to_string(asked.hi));
     plan->reason = "the complement was taken: the subsets of " + sizes + " items summing to " + sums +
                    " are listed, each handed out as the items it leaves out; " + plan->reason;
   }
@@ -293,6 +313,7 @@ listing list_subsets(backend which, unsigned threads, const problem& p, const li
   try {
     r = plan->method == listing_method::four_list ? detail::enumerate_subsets_four(request, plan->threads, checked)
         : plan->method == listing_method::dp      ? detail::enumerate_subsets_dp(request, checked)
+        : plan->method == listing_method::few_items ? detail::enumerate_subsets_few(request, checked)
                                                  : detail::enumerate_subsets(request, checked);
   } catch (const std::bad_alloc&) {
     // A heavy residue class (many equal sums) can outgrow the four-list's plan.
