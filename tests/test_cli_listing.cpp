@@ -193,6 +193,52 @@ TEST(CliListing, HostileCombinationsAreRefusedWithOneLine) {
   EXPECT_EQ(zero.code, 2) << zero.err;
 }
 
+TEST(CliListing, ItemsNearNAreTheComplementsOfFew) {
+  std::mt19937_64 rng(53);
+  for (int trial = 0; trial < 8; ++trial) {
+    instance in;
+    const std::size_t n = 10 + std::size_t(trial);
+    long long total = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      in.weights.push_back(static_cast<long long>(rng() % 2000) - (trial % 2 ? 700 : 0));
+      total += in.weights.back();
+    }
+    in.target = total - in.weights[rng() % n] - in.weights[rng() % n];
+    const std::size_t a = trial % 4 < 2 ? n - 2 : n - 3, b = trial % 4 < 2 ? n - 2 : n;
+    // The meet in the middle named: at these n the four-list's one target may be sooner.
+    const bool named = trial % 2 == 0;
+    const std::string flags = (trial % 4 < 2 ? "--items " + std::to_string(a)
+                                             : "--min-items " + std::to_string(a) + " --tolerance 30") +
+                              (named ? " --algorithm two-list" : "");
+    const long long lo = *in.target - (trial % 4 < 2 ? 0 : 30), hi = *in.target + (trial % 4 < 2 ? 0 : 30);
+    SCOPED_TRACE(text_of(in) + flags);
+    const auto r = run("solve --all --json " + flags + " -", text_of(in));
+    const subset_set want = brute_force(in, lo, hi, a, b);
+    ASSERT_EQ(r.code, want.empty() ? 1 : 0) << r.err;
+    const auto [got, summary] = parse_lines(r.out);
+    EXPECT_EQ(subset_set(got.begin(), got.end()), want);
+    EXPECT_EQ(got.size(), want.size());
+    if (named) EXPECT_NE(summary.dump().find("complement was taken"), std::string::npos) << summary.dump();
+  }
+}
+
+TEST(CliListing, RefusalPastEveryEnumeratorNamesNoSize) {
+  const auto gen = run("gen random -n 121 --seed 1");
+  ASSERT_EQ(gen.code, 0) << gen.err;
+  const auto r = run("solve --all -", gen.out);
+  EXPECT_EQ(r.code, 3) << r.out;
+  EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+  EXPECT_EQ(r.err.find("needs"), std::string::npos) << r.err;  // no plan was made: no size
+  EXPECT_NE(r.err.find("at most 60 items"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("at most 120 items"), std::string::npos) << r.err;
+  // A few items of them (or all but a few) are walked through instead.
+  for (const char* items : {"3", "118"}) {
+    const auto few = run(std::string("solve --json --items ") + items + " -", gen.out);
+    EXPECT_EQ(few.code, 1) << few.err;  // no 3 of these weights sum to the target
+    EXPECT_EQ(nlohmann::json::parse(few.out).at("algorithm"), "few-items") << few.out;
+  }
+}
+
 }  // namespace
 
 // A window finer than the amounts is read at its own scale: around integer amounts,

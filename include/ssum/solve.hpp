@@ -202,11 +202,17 @@ struct listing {
 /// host over the instance as given (no reduction drops a subset), by whichever enumerator fits
 /// the memory and is expected sooner: the meet in the middle (n <= 60, two half lists of up to
 /// 2^(n/2) sums, fewer under a size bound), the four-list (n <= 120, quarter lists of 2^(n/4)
-/// sums, a window of at most 1024 values searched one target at a time, `threads` threads) or
-/// backtracking through a table of reachable sums (any n, one bit per sum and item). The plan
-/// it took is the listing's `plan`; the bytes it planned bound its memory whatever the number
-/// of subsets. on_subset is called from one thread at a time, not always the caller's. Throws
-/// ssum::insufficient_memory when no enumerator fits (naming the smallest), ssum::backend_unavailable
+/// sums, a window of at most 1024 values searched one target at a time, `threads` threads),
+/// backtracking through a table of reachable sums (any n, one bit per sum and item) or, under
+/// algorithm::automatic only, a walk through every subset of at most max_items items (any n,
+/// at most 2.5 x 10^13 subsets; the plan's algorithm "few-items"). Where it is expected
+/// sooner, the complements are listed instead (n - max_items to n - min_items items summing
+/// to [total - high, total - target]) and each handed out as the items it leaves out; the
+/// plan's reason then says "the complement was taken". The plan it took is the listing's
+/// `plan`; the bytes it planned bound its memory whatever the number of subsets. on_subset is
+/// called from one thread at a time, not always the caller's. Throws
+/// ssum::insufficient_memory when no enumerator fits (naming the smallest, or each one's reason
+/// when none can take the instance at any size), ssum::backend_unavailable
 /// for backend::cuda, std::invalid_argument for a zero-sum instance with `high` or
 /// min_items > max_items, ssum::interrupted on cancel.
 listing list_subsets(backend which, unsigned threads, const problem& p, const listing_options& options,

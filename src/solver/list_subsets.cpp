@@ -1,11 +1,16 @@
 // ssum::list_subsets (ssum/solve.hpp): every subset in a window, handed out as found, by one of
-// three enumerators over the instance as given: the meet in the middle (two_list/enumerate.hpp),
-// the four-list (four_list/enumerate_four.hpp) or the table of reachable sums
-// (dp/enumerate_dp.hpp). A reduction that sets items aside (zero weights, forced or heavy items,
+// four enumerators over the instance as given: the meet in the middle (two_list/enumerate.hpp),
+// the four-list (four_list/enumerate_four.hpp), the table of reachable sums (dp/enumerate_dp.hpp)
+// or, for a few items of many, a walk over every subset of that size
+// (few_items/enumerate_few.hpp). A reduction that sets items aside (zero weights, forced or heavy items,
 // divisor groups) would have to give back every subset it stands for, so none runs here: the
-// enumerators take zeros, duplicates and signs as they come.
+// enumerators take zeros, duplicates and signs as they come. Where listing the complements
+// (the items each subset leaves out) is expected sooner, that question is asked instead and each
+// subset mapped back: k items near n are the few that n - k items leave out.
 #include <cmath>
+#include <algorithm>
 #include <cstdint>
+#include <exception>
 #include <limits>
 #include <new>
 #include <optional>
@@ -16,6 +21,7 @@
 #include "solver/deadline_watch.hpp"
 #include "solver/frame.hpp"
 #include "solver/dp/enumerate_dp.hpp"
+#include "solver/few_items/enumerate_few.hpp"
 #include "solver/four_list/enumerate_four.hpp"
 #include "solver/two_list/enumerate.hpp"
 #include "ssum/errors.hpp"
@@ -42,14 +48,43 @@ void verify(const problem& p, const std::vector<std::size_t>& subset, int128 lo,
   }
 }
 
-enum class listing_method { two_list, four_list, dp };
+enum class listing_method { two_list, four_list, dp, few_items };
 
 struct listing_plan {
   listing_method method = listing_method::two_list;
   std::string algorithm, reason;
   unsigned threads = 1;
-  double bytes = 0;
+  double bytes = 0, seconds = 0;
 };
+
+// What an enumerator is asked: the window, the size bounds, whether the empty subset is left out.
+struct question {
+  int128 lo = 0, hi = 0;
+  std::size_t min_items = 0, max_items = SIZE_MAX;
+  bool non_empty = false;
+};
+
+// The same listing asked of the complements: S has k items summing to s exactly when the
+// items it leaves out are n - k summing to total - s, so [lo, hi] becomes [total - hi,
+// total - lo] and [a, b] items [n - b, n - a]. Leaving out the empty subset (zero-sum) is
+// leaving out the whole set: at most n - 1 items. nullopt when nothing can be listed (the
+// window past every sum or the bounds empty), which the question as given answers as well.
+std::optional<question> complement_of(const problem& p, const question& q) {
+  const std::size_t n = p.weights.size();
+  const std::size_t a = std::max<std::size_t>(q.min_items, q.non_empty ? 1 : 0), b = std::min(q.max_items, n);
+  const detail::flipped_totals t = detail::totals_of(p);
+  // Clipped to the reachable sums first, so that total - hi and total - lo stay within them
+  // (a window's ends near +-2^127 would overflow otherwise).
+  const int128 lo = std::max(q.lo, t.least()), hi = std::min(q.hi, t.most());
+  if (a > b || lo > hi) return std::nullopt;
+  const int128 total = t.least() + t.most();
+  question c;
+  c.lo = total - hi;
+  c.hi = total - lo;
+  c.min_items = n - b;
+  c.max_items = n - a;
+  return c;
+}
 
 // The number of values of [lo, hi] that some subset can reach (the window clipped to
 // [-negatives, positives]); 0 for an empty window.
@@ -70,6 +105,10 @@ double four_list_seconds(std::size_t n, uint128 width, unsigned threads) {
 }
 // The table is built a 64-bit word at a time, about 1 ns a word.
 double dp_seconds(double bytes) { return bytes / 8 * 1e-9; }
+// The walk over every subset of a few items: a step, an add and a compare, about 5 ns.
+double few_items_seconds(double steps) { return steps * 5e-9; }
+// Past this many subsets (about a day and a half) the walk is not a plan.
+constexpr double few_items_most_steps = 2.5e13;
 
 // One enumerator as the plan sees it: whether it can take the instance at all (and why not),
 // its memory and its expected time.
@@ -83,18 +122,18 @@ struct candidate {
 };
 
 // The meet in the middle (its lists sized by the size bounds), the four-list (memory 2^(n/4),
-// a narrow window) or the table of reachable sums (any n, a small span of sums): the one named
-// by o.algo, or under automatic whichever fits and is expected sooner (ties in that order: the
-// table, then the meet in the middle).
-listing_plan plan_listing(const problem& p, int128 lo, int128 hi, const listing_options& o, unsigned threads,
-                          double room) {
-  if (o.algo == algorithm::completion_search) {
+// a narrow window), the table of reachable sums (any n, a small span of sums) or, under
+// automatic only, the walk over every subset of a few items: the one named by algo, or under
+// automatic whichever fits and is expected sooner (ties in that order: the table, then the meet
+// in the middle).
+listing_plan plan_listing(const problem& p, const question& q, algorithm algo, unsigned threads, double room) {
+  if (algo == algorithm::completion_search) {
     throw std::invalid_argument("the completion search cannot list subsets: it proves nothing");
   }
   const std::size_t n = p.weights.size();
-  const uint128 width = reachable_width(p, lo, hi);
+  const uint128 width = reachable_width(p, q.lo, q.hi);
   candidate table{listing_method::dp, algorithm::dynamic_programming, "dp", "a table of their reachable sums", {}, 0, 0};
-  table.bytes = detail::enumerate_dp_bytes(p.weights, lo, hi, o.min_items, o.max_items);
+  table.bytes = detail::enumerate_dp_bytes(p.weights, q.lo, q.hi, q.min_items, q.max_items);
   if (table.bytes == std::numeric_limits<double>::infinity()) {
     table.cannot = "the table of reachable sums cannot take a span of sums this wide";
   }
@@ -102,12 +141,21 @@ listing_plan plan_listing(const problem& p, int128 lo, int128 hi, const listing_
   candidate halves{listing_method::two_list, algorithm::two_list, "two-list", "two half lists", {}, 0, 0};
   if (n > detail::enumerate_most_items) {
     halves.cannot = "the meet in the middle takes at most " + std::to_string(detail::enumerate_most_items) + " items";
-    halves.bytes = detail::enumerate_planned_bytes(detail::enumerate_most_items);
   } else {
-    halves.bytes = detail::enumerate_list_bytes(p.weights, o.max_items);
+    halves.bytes = detail::enumerate_list_bytes(p.weights, q.max_items);
   }
   // bytes / 16 entries: the 32-byte entries of wide sums count twice, as they cost about that.
   halves.seconds = two_list_seconds(halves.bytes / 16);
+  // Every subset of at most max_items items in turn: no lists, any n, any width of sums; only the
+  // plan's own choice (no --algorithm names it), for a few items of many that the others refuse.
+  candidate few{listing_method::few_items, algorithm::automatic, "few-items", "the walk's indices", {}, 0, 0};
+  const double steps = detail::enumerate_few_steps(n, q.max_items);
+  if (steps > few_items_most_steps) {
+    few.cannot = "visiting each subset of at most " + std::to_string(std::min(q.max_items, n)) +
+                 " items takes more than 2.5 x 10^13 steps";
+  }
+  few.bytes = double(n) * 2 * sizeof(std::size_t);
+  few.seconds = few_items_seconds(steps);
   candidate quarters{listing_method::four_list, algorithm::four_list, "four-list", "four quarter lists", {}, 0, 0};
   if (n > detail::enumerate_four_most_items) {
     quarters.cannot = "the four-list takes at most " + std::to_string(detail::enumerate_four_most_items) + " items";
@@ -119,8 +167,8 @@ listing_plan plan_listing(const problem& p, int128 lo, int128 hi, const listing_
   quarters.seconds = four_list_seconds(n, width, threads);
 
   std::vector<const candidate*> asked;
-  for (const candidate* c : {&table, &halves, &quarters}) {
-    if (o.algo == algorithm::automatic || o.algo == c->algo) asked.push_back(c);
+  for (const candidate* c : {&table, &halves, &quarters, &few}) {
+    if (algo == algorithm::automatic || (algo == c->algo && c != &few)) asked.push_back(c);
   }
   if (asked.size() == 1 && !asked[0]->cannot.empty()) throw std::invalid_argument(asked[0]->cannot);
   const candidate* best = nullptr;
@@ -137,17 +185,25 @@ listing_plan plan_listing(const problem& p, int128 lo, int128 hi, const listing_
       if (c->cannot.empty() && (!smallest || c->bytes < smallest->bytes)) smallest = c;
     }
     if (smallest) throw insufficient_memory::needs(items + " (" + smallest->lists + ")", smallest->bytes, room);
-    throw insufficient_memory::needs(items + reasons, halves.bytes, room);
+    // None can take it at any size: each one's reason, and no byte count none of them planned.
+    throw insufficient_memory(items + ": no enumerator can take it" + reasons,
+                              std::numeric_limits<double>::infinity(), room);
   }
   listing_plan plan;
   plan.method = best->method;
   plan.algorithm = best->name;
   plan.bytes = best->bytes;
+  plan.seconds = best->seconds;
   const std::string given = " over the instance as given (no reduction: each would have to give back the subsets it sets aside)";
   switch (best->method) {
+    case listing_method::few_items:
+      plan.reason = "every subset in the window is listed by visiting each subset of at most " +
+                    std::to_string(std::min(q.max_items, n)) + " items in turn" + given + ", " +
+                    std::to_string(std::uint64_t(steps)) + " of them, no lists";
+      break;
     case listing_method::dp:
       plan.reason = "every subset in the window is listed by backtracking through the table of reachable sums" + given +
-                    ", one bit per sum and item" + std::string(o.min_items > 0 || o.max_items < n ? " and size" : "") +
+                    ", one bit per sum and item" + std::string(q.min_items > 0 || q.max_items < n ? " and size" : "") +
                     ", " + format_bytes(plan.bytes) + " on the host";
       break;
     case listing_method::two_list:
@@ -186,13 +242,43 @@ listing list_subsets(backend which, unsigned threads, const problem& p, const li
   const int128 hi = p.target ? options.high.value_or(*p.target) : 0;
   const detail::host_share host = detail::host_share_for(threads, solve_options{});
   const double room = host_plan_room(options.memory_limit);
-  const listing_plan plan = plan_listing(p, lo, hi, options, host.threads, room);
+  const question given{lo, hi, options.min_items, options.max_items, !p.target};
+  // The complements are listed instead where that is expected sooner (or the question as given
+  // is refused): 55 items of 60 are the 5 left out, which the size-bounded lists hold in KiB.
+  std::optional<listing_plan> plan;
+  std::exception_ptr refused;
+  try {
+    plan = plan_listing(p, given, options.algo, host.threads, room);
+  } catch (const std::invalid_argument&) {
+    refused = std::current_exception();
+  } catch (const insufficient_memory&) {
+    refused = std::current_exception();
+  }
+  const std::optional<question> other = complement_of(p, given);
+  bool complemented = false;
+  if (other) {
+    try {
+      listing_plan alt = plan_listing(p, *other, options.algo, host.threads, room);
+      if (!plan || alt.seconds < plan->seconds) plan = std::move(alt), complemented = true;
+    } catch (const std::invalid_argument&) {
+    } catch (const insufficient_memory&) {
+    }
+  }
+  if (!plan) std::rethrow_exception(refused);
+  const question& asked = complemented ? *other : given;
+  if (complemented) {
+    std::string sizes = std::to_string(asked.min_items), sums = to_string(asked.lo);
+    if (asked.max_items != asked.min_items) sizes += " to " + std::to_string(asked.max_items);
+    if (asked.hi != asked.lo) sums.append(" to ").append(to_string(asked.hi));
+    plan->reason = "the complement was taken: the subsets of " + sizes + " items summing to " + sums +
+                   " are listed, each handed out as the items it leaves out; " + plan->reason;
+  }
   listing out;
-  out.algorithm = plan.algorithm;
+  out.algorithm = plan->algorithm;
   out.backend = "cpu";
-  out.threads = plan.threads;
-  out.planned_bytes = std::uint64_t(std::min(plan.bytes, 1.8e19));
-  out.plan = {plan.algorithm, "cpu", plan.reason};
+  out.threads = plan->threads;
+  out.planned_bytes = std::uint64_t(std::min(plan->bytes, 1.8e19));
+  out.plan = {plan->algorithm, "cpu", plan->reason};
 
   // The time limit raises a flag of the listing's own, as it does for a solve.
   std::atomic<bool> stop{false}, timed_out{false};
@@ -200,26 +286,38 @@ listing list_subsets(backend which, unsigned threads, const problem& p, const li
   if (deadline) watch.emplace(*deadline, options.cancel, stop, timed_out);
   detail::enumerate_request request;
   request.weights = &p.weights;
-  request.lo = lo;
-  request.hi = hi;
-  request.non_empty = !p.target;
-  request.min_items = options.min_items;
-  request.max_items = options.max_items;
+  request.lo = asked.lo;
+  request.hi = asked.hi;
+  request.non_empty = asked.non_empty;
+  request.min_items = asked.min_items;
+  request.max_items = asked.max_items;
   request.limit = options.limit;
   request.cancel = watch ? &stop : options.cancel;
   request.max_bytes = room;
+  std::vector<std::size_t> left_out;  // the complement of what the enumerator hands out, reused
   const auto checked = [&](const std::vector<std::size_t>& subset) {
-    verify(p, subset, lo, hi, options);
-    return on_subset(subset);
+    const std::vector<std::size_t>* s = &subset;
+    if (complemented) {
+      left_out.clear();
+      std::size_t k = 0;
+      for (std::size_t i = 0; i < p.weights.size(); ++i) {
+        if (k < subset.size() && subset[k] == i) ++k;
+        else left_out.push_back(i);
+      }
+      s = &left_out;
+    }
+    verify(p, *s, lo, hi, options);
+    return on_subset(*s);
   };
   detail::enumerate_result r;
   try {
-    r = plan.method == listing_method::four_list ? detail::enumerate_subsets_four(request, plan.threads, checked)
-        : plan.method == listing_method::dp      ? detail::enumerate_subsets_dp(request, checked)
+    r = plan->method == listing_method::four_list ? detail::enumerate_subsets_four(request, plan->threads, checked)
+        : plan->method == listing_method::dp      ? detail::enumerate_subsets_dp(request, checked)
+        : plan->method == listing_method::few_items ? detail::enumerate_subsets_few(request, checked)
                                                  : detail::enumerate_subsets(request, checked);
   } catch (const std::bad_alloc&) {
     // A heavy residue class (many equal sums) can outgrow the four-list's plan.
-    throw insufficient_memory::ran_out("listing the subsets by the " + plan.algorithm, plan.bytes, room);
+    throw insufficient_memory::ran_out("listing the subsets by the " + plan->algorithm, plan->bytes, room);
   }
   watch.reset();
   out.listed = r.listed;
