@@ -230,6 +230,9 @@ rows_solution solve_rows(backend which, unsigned threads, const rows_problem& p,
       r.answer = solve(which, exact_threads, folded->single, e);
       return r;
     };
+    // A plan the exact search refuses is refused at once, before the lattice's first
+    // reduction (an uninterruptible BKZ tour) starts.
+    if (races) (void)detail::choose(folded->single, o, which, threads, 0);
     out = races ? race_lattice(which, threads, p, o, start, exact) : exact(o, threads);
     out.rows_folded = p.rows.size();
     out.encoding_bits = rows_encoding_bits(p);
