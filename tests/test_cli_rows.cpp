@@ -96,6 +96,15 @@ TEST(CliRows, DatFileJsonRowsAndStandardInput) {
   EXPECT_EQ(listed, want);
   EXPECT_NE(r.out.find("the targets of all 3 rows"), std::string::npos) << r.out;
 
+  // The JSON summary shows the rows' own targets, not the one sum they were folded into.
+  r = run("solve --all --json " + dat.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json summary = nlohmann::json::parse(r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1));
+  EXPECT_EQ(summary.at("listed"), want);
+  EXPECT_EQ(summary.at("rows"), 3);
+  EXPECT_EQ(summary.at("targets"), nlohmann::json(small.targets)) << summary.dump();
+  EXPECT_TRUE(summary.at("target").is_null()) << summary.dump();
+
   r = run("solve --unique " + dat.string());
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out.rfind("several", 0), 0u) << r.out;

@@ -15,6 +15,7 @@
 
 #include "solver/lattice/lattice_rows.hpp"
 #include "ssum/rows.hpp"
+#include "ssum/solve.hpp"
 
 namespace {
 
@@ -248,6 +249,28 @@ TEST(LatticeRows, TimeLimit) {
   EXPECT_FALSE(r.exhausted);
   EXPECT_GE(took, 0.3);
   EXPECT_LT(took, 0.3 + 5 * 0.23);  // the goal: within 10% and 0.2 s, with a 5x margin
+}
+
+// A limit past 2.3e9 s is no limit: the lattice stage runs as without one (a plain cast of
+// 1e10 s to the clock's nanoseconds overflowed into a deadline already past).
+TEST(LatticeRows, HugeTimeLimitIsNoLimit) {
+  SKIP_WITHOUT_FPLLL();
+  std::mt19937_64 rng(7);
+  const rows_problem p = random_rows(3, 25, rng, random_subset(25, rng));
+  for (const double limit : {5e9, 1e10, 1e300}) {
+    SCOPED_TRACE(limit);
+    lattice_options o;
+    o.time_limit = limit;
+    const lattice_result r = solve_rows_lattice(p, o);
+    EXPECT_FALSE(r.timed_out);
+    ASSERT_EQ(r.subsets.size(), 1u);
+    expect_all_verified(p, r);
+  }
+  const auto now = std::chrono::steady_clock::now();
+  EXPECT_FALSE(ssum::deadline_after(1e10, now).has_value());
+  EXPECT_FALSE(ssum::deadline_after(0, now).has_value());
+  ASSERT_TRUE(ssum::deadline_after(2e9, now).has_value());
+  EXPECT_GT(*ssum::deadline_after(2e9, now), now);
 }
 
 }  // namespace

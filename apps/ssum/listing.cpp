@@ -1,7 +1,7 @@
 // `ssum solve --all / --limit / --unique`, and decisions and counts over a window or a number
 // of items (listing.hpp): the subsets printed as ssum::list_subsets hands them out.
 #include "listing.hpp"
-#include "stdout_text.hpp"
+#include "listing_output.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -22,29 +22,6 @@ namespace ssum::cli {
 namespace {
 
 using clock_type = std::chrono::steady_clock;
-
-// Standard output in 64 KiB pieces, and at least every 50 ms while subsets come, so that a
-// slow listing shows each subset soon after it is found. A failure to write is an error: a
-// list cut short must not pass for a whole one.
-class output {
- public:
-  void add(const std::string& text) {
-    buffer_ += text;
-    if (buffer_.size() >= (std::size_t(1) << 16) || clock_type::now() - last_ > std::chrono::milliseconds(50)) flush();
-  }
-  void flush() {
-    if (const int err = write_stdout(buffer_)) {
-      throw std::runtime_error(std::string("cannot write the subsets to standard output: ") +
-                               (err > 0 ? std::strerror(err) : "nothing was written"));
-    }
-    buffer_.clear();
-    last_ = clock_type::now();
-  }
-
- private:
-  std::string buffer_;
-  clock_type::time_point last_ = clock_type::now();
-};
 
 std::string indices(const std::vector<std::size_t>& subset) {
   std::string s;
@@ -170,7 +147,10 @@ int run_listing(const listing_request& request, const problem& p, const std::ato
             " items";
   }
 
-  output out;
+  // The listing's own deadline is a flag inside list_subsets; the output, which may be waiting
+  // for a stalled reader, keeps the same one.
+  const auto listing_start = clock_type::now();
+  listing_output out(interrupt, deadline_after(options.time_limit, listing_start));
   std::vector<std::vector<std::size_t>> kept;  // first and unique: the subsets of the answer
   listing result;
   bool stopped = false;
@@ -179,15 +159,25 @@ int run_listing(const listing_request& request, const problem& p, const std::ato
     result = list_subsets(request.which, request.threads, p, options, [&](const std::vector<std::size_t>& subset) {
       ++listed;
       if (request.asked == question::every) {
-        out.add(request.json ? nlohmann::json{{"subset", subset}}.dump() + "\n" : indices(subset) + "\n");
+        // False once a stop ended the output: the listing ends too.
+        return out.add(request.json ? nlohmann::json{{"subset", subset}}.dump() + "\n" : indices(subset) + "\n");
       } else if (request.asked != question::count) {
         kept.push_back(subset);
       }
       return true;
     });
+  } catch (const listing_interrupted& e) {
+    result = e.so_far;  // what ran: its plan, algorithm and seconds
+    stopped = true;
   } catch (const interrupted&) {
     stopped = true;
   }
+  // Whatever is still buffered is written (or, after a stop, dropped at a line boundary)
+  // before the summary, which says how many were printed.
+  out.drain();
+  if (out.stopped() && !out.timed_out()) stopped = true;
+  if (out.stopped() && out.timed_out() && !stopped) result.timed_out = true, result.complete = false;
+  listed -= std::min(listed, out.dropped_lines());
   const double wall = std::chrono::duration<double>(clock_type::now() - wall_start).count();
   const bool complete = !stopped && result.complete;
   const bool timed_out = result.timed_out;
@@ -196,6 +186,10 @@ int run_listing(const listing_request& request, const problem& p, const std::ato
   std::string status;
   if (stopped) {
     code = 130, status = "interrupted";
+  } else if (request.asked == question::first) {
+    // A decision over the window or the sizes: the statuses of any decision.
+    status = !kept.empty() ? "feasible" : complete ? "infeasible" : "unknown";
+    code = !kept.empty() ? 0 : complete ? 1 : 5;
   } else if (request.asked == question::unique) {
     status = kept.size() >= 2 ? "several" : !complete ? "unknown" : kept.size() == 1 ? "unique" : "none";
     code = status == "unknown" ? 5 : status == "none" ? 1 : 0;
@@ -206,6 +200,7 @@ int run_listing(const listing_request& request, const problem& p, const std::ato
     code = complete ? 1 : 5, status = complete ? "complete" : "unknown";
   }
 
+  std::string last;  // the summary, or the text answer
   if (request.json) {
     nlohmann::json summary;
     summary["version"] = ssum::version;
@@ -223,13 +218,22 @@ int run_listing(const listing_request& request, const problem& p, const std::ato
                         : p.target && !request.ranged ? number(lo, p.decimals)
                                                       : nlohmann::json(nullptr);
     summary["window"] = {number(lo, p.decimals), number(hi, p.decimals)};
+    if (!request.row_targets.empty()) {
+      // Several rows: their own targets; the one sum they were folded into is no target of the user's.
+      nlohmann::json targets = nlohmann::json::array();
+      for (const int128 t : request.row_targets) targets.push_back(number(t, 0));
+      summary["rows"] = request.row_targets.size();
+      summary["targets"] = targets;
+      summary["target"] = nullptr;
+      summary["window"] = nullptr;
+    }
     if (p.decimals) summary["decimals"] = p.decimals;
     summary["min_items"] = options.min_items;
     summary["max_items"] = options.max_items < p.weights.size() ? nlohmann::json(options.max_items) : nlohmann::json(nullptr);
     summary["n"] = p.weights.size();
-    summary["algorithm"] = result.algorithm.empty() ? "two-list" : result.algorithm;
+    summary["algorithm"] = result.algorithm.empty() ? nlohmann::json(nullptr) : nlohmann::json(result.algorithm);
     summary["backend"] = result.backend.empty() ? "cpu" : result.backend;
-    // An interrupt ends the listing by an exception: its plan and timings are not known then.
+    // Known unless the interrupt came before the plan was made.
     const bool known = !result.plan.algorithm.empty();
     summary["plan"] = known ? nlohmann::json{{"algorithm", result.plan.algorithm},
                                              {"backend", result.plan.backend},
@@ -238,20 +242,20 @@ int run_listing(const listing_request& request, const problem& p, const std::ato
     summary["seconds"] = {{"total", known ? nlohmann::json(result.seconds) : nlohmann::json(nullptr)}, {"wall", wall}};
     summary["memory"] = {{"planned_bytes", known ? nlohmann::json(result.planned_bytes) : nlohmann::json(nullptr)},
                          {"peak_rss_bytes", peak_resident_bytes()}};
-    out.add(summary.dump() + "\n");
+    last = summary.dump() + "\n";
   } else if (request.asked == question::every) {
     const std::string how = stopped     ? "stopped by an interrupt"
                             : complete  ? "every one"
                             : timed_out ? "the time limit ran out first: there may be more"
                                         : "the first ones: --limit";
-    out.add("# " + std::to_string(listed) + (listed == 1 ? " subset" : " subsets") + sizes +
+    last += ("# " + std::to_string(listed) + (listed == 1 ? " subset" : " subsets") + sizes +
             (listed == 1 ? " sums to " : " sum to ") + goal + " (" + how + "); " + (result.algorithm.empty() ? "the listing" : result.algorithm) + " on cpu in " +
             seconds_text(result.seconds) + " s\n");
   } else if (request.asked == question::count) {
     if (complete) {
-      out.add("solutions: " + std::to_string(listed) + " subsets" + sizes + " sum to " + goal + "\n");
+      last += ("solutions: " + std::to_string(listed) + " subsets" + sizes + " sum to " + goal + "\n");
     } else {
-      out.add(std::string(stopped ? "interrupted" : "unknown: the time limit ran out") + " before every subset" + sizes +
+      last += (std::string(stopped ? "interrupted" : "unknown: the time limit ran out") + " before every subset" + sizes +
               " summing to " + goal + " was counted\n");
     }
   } else {
@@ -269,18 +273,18 @@ int run_listing(const listing_request& request, const problem& p, const std::ato
                              " items sums to " + goal
             : stopped  ? "interrupted"
                        : "unknown: the time limit ran out before a subset" + sizes + " summing to " + goal + " was found";
-    out.add(verdict + "\n");
+    last += (verdict + "\n");
     for (const auto& subset : kept) {
       int128 sum = 0;
       for (const std::size_t i : subset) sum += p.weights[i];
-      out.add("subset (0-based indices): " + indices(subset) + "\n");
-      if (lo != hi) out.add("its sum: " + amount(sum) + "\n");
+      last += ("subset (0-based indices): " + indices(subset) + "\n");
+      if (lo != hi) last += ("its sum: " + amount(sum) + "\n");
     }
-    out.add(result.algorithm + " on cpu in " + seconds_text(result.seconds) + " s" +
+    last += (result.algorithm + " on cpu in " + seconds_text(result.seconds) + " s" +
             (kept.empty() ? std::string(complete ? "; every subset was looked at" : "") : "; each subset was re-verified") +
             "\n");
   }
-  out.flush();
+  out.finish(last);
   return code;
 }
 

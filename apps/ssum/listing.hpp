@@ -26,6 +26,7 @@ struct listing_request {
   backend which = backend::automatic;
   unsigned threads = 0;
   std::string goal;  // what the subsets sum to, in words, where the target does not say it (several rows)
+  std::vector<int128> row_targets;  // several rows: their targets, for the JSON summary
 };
 
 /// Decimal digits only, 0 to 2^64 - 1 (CLI11 would wrap -1 and 2^70 silently): --seed,

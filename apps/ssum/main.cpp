@@ -350,7 +350,10 @@ int run_solve(const solve_args& args) {
     listing.which = args.backend == "cpu" ? ssum::backend::cpu : args.backend == "cuda" ? ssum::backend::cuda
                                                                                        : ssum::backend::automatic;
     listing.threads = args.threads;
-    if (rows) listing.goal = "the targets of all " + std::to_string(rows->rows.size()) + " rows";
+    if (rows) {
+      listing.goal = "the targets of all " + std::to_string(rows->rows.size()) + " rows";
+      listing.row_targets = rows->targets;
+    }
     listing.options.time_limit = time_limit;
     listing.options.memory_limit = memory_limit;
     std::signal(SIGINT, on_sigint);

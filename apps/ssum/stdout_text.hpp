@@ -1,6 +1,7 @@
 #pragma once
 // Writing the program's answers: all of a text on standard output, or the reason it could not
-// be. Shared by the one-answer printer (main.cpp) and the listing's stream (listing.cpp).
+// be: the one-answer printer (main.cpp). The listing streams through listing_output.hpp,
+// which must not wait for a stalled reader.
 #include <unistd.h>
 
 #include <cerrno>

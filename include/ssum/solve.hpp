@@ -1,6 +1,7 @@
 #pragma once
 // The exact subset-sum solver.
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -9,11 +10,20 @@
 #include <vector>
 
 #include "ssum/big_count.hpp"
+#include "ssum/errors.hpp"
 #include "ssum/int128.hpp"
 #include "ssum/policy.hpp"
 #include "ssum/problem.hpp"
 
 namespace ssum {
+
+/// The end of a time limit of `limit` seconds from `start`: nullopt for 0 (no limit) and for a
+/// limit past a quarter of what the clock counts (int64 nanoseconds: about 2.3e9 s, 73 years),
+/// which is no limit either: a plain cast of 1e10 s would overflow into the past. Every time
+/// limit (solves, listings, the lattice stage, the program's output) becomes a deadline here.
+/// Throws std::invalid_argument unless `limit` is a finite number of seconds, 0 or more.
+std::optional<std::chrono::steady_clock::time_point> deadline_after(double limit,
+                                                                   std::chrono::steady_clock::time_point start);
 
 class work_share;
 
@@ -195,6 +205,14 @@ struct listing {
   solve_plan plan;
 };
 
+/// The ssum::interrupted that list_subsets throws on cancel: what it ran until then (its plan,
+/// algorithm, seconds and the subsets handed out), complete false.
+class listing_interrupted : public interrupted {
+ public:
+  explicit listing_interrupted(listing so_far) : so_far(std::move(so_far)) {}
+  listing so_far;
+};
+
 /// Hands every subset of p whose sum lies in the window (and whose size lies in the bounds) to
 /// on_subset, one at a time as it is found, each verified first, as ascending 0-based indices
 /// of p; on_subset returning false stops the listing (complete stays false unless none was
@@ -214,7 +232,7 @@ struct listing {
 /// ssum::insufficient_memory when no enumerator fits (naming the smallest, or each one's reason
 /// when none can take the instance at any size), ssum::backend_unavailable
 /// for backend::cuda, std::invalid_argument for a zero-sum instance with `high` or
-/// min_items > max_items, ssum::interrupted on cancel.
+/// min_items > max_items, ssum::listing_interrupted on cancel.
 listing list_subsets(backend which, unsigned threads, const problem& p, const listing_options& options,
                      const std::function<bool(const std::vector<std::size_t>&)>& on_subset);
 

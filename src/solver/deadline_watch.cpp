@@ -86,15 +86,6 @@ class watcher {
 
 }  // namespace
 
-std::optional<clock_type::time_point> deadline_after(double limit, clock_type::time_point start) {
-  if (!(limit >= 0) || !std::isfinite(limit)) {
-    throw std::invalid_argument("the time limit must be a finite number of seconds, 0 or more");
-  }
-  const double longest = std::chrono::duration<double>(clock_type::duration::max()).count() / 4;
-  if (limit == 0 || limit > longest) return std::nullopt;
-  return start + std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(limit));
-}
-
 deadline_watch::deadline_watch(clock_type::time_point deadline, const std::atomic<bool>* caller,
                                std::atomic<bool>& stop, std::atomic<bool>& timed_out)
     : entry_{deadline, caller, &stop, &timed_out} {
@@ -104,3 +95,19 @@ deadline_watch::deadline_watch(clock_type::time_point deadline, const std::atomi
 deadline_watch::~deadline_watch() { watcher::instance().remove(&entry_); }
 
 }  // namespace ssum::detail
+
+namespace ssum {
+
+std::optional<std::chrono::steady_clock::time_point> deadline_after(double limit,
+                                                                   std::chrono::steady_clock::time_point start) {
+  using clock = std::chrono::steady_clock;
+  if (!(limit >= 0) || !std::isfinite(limit)) {
+    throw std::invalid_argument("the time limit must be a finite number of seconds, 0 or more");
+  }
+  // A quarter of the clock's range: start + limit cannot overflow, nor can later sums with it.
+  const double longest = std::chrono::duration<double>(clock::duration::max()).count() / 4;
+  if (limit == 0 || limit > longest) return std::nullopt;
+  return start + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(limit));
+}
+
+}  // namespace ssum

@@ -12,10 +12,7 @@
 
 namespace ssum::detail {
 
-/// The deadline of a time limit of `limit` seconds from `start`: nullopt for 0 (no limit) and
-/// for a limit beyond what the clock can count to (int64 nanoseconds: 292 years). Throws
-/// std::invalid_argument unless `limit` is a finite number of seconds, 0 or more.
-std::optional<clock_type::time_point> deadline_after(double limit, clock_type::time_point start);
+using ssum::deadline_after;  // solve.hpp: the one saturating conversion of a time limit
 
 class deadline_watch {
  public:

@@ -326,7 +326,8 @@ listing list_subsets(backend which, unsigned threads, const problem& p, const li
   if (r.cancelled && timed_out.load()) {
     out.timed_out = true;
   } else if (r.cancelled) {
-    throw interrupted();  // the caller's own flag: Ctrl-C
+    out.complete = false;
+    throw listing_interrupted(out);  // the caller's own flag: Ctrl-C; what ran goes with it
   }
   return out;
 }

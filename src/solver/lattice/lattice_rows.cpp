@@ -11,28 +11,22 @@
 #include <stdexcept>
 #include <string>
 
+#include "solver/deadline_watch.hpp"
 #include "ssum/int128.hpp"
 
 namespace ssum::detail {
 
 namespace {
 
-using clock_type = std::chrono::steady_clock;
 using integer_matrix = fplll::ZZ_mat<mpz_t>;
 using integer = fplll::Z_NR<mpz_t>;
-
-double seconds_since(clock_type::time_point start) {
-  return std::chrono::duration<double>(clock_type::now() - start).count();
-}
 
 // Answers "stop now?" from the cancel flag and the deadline, and remembers which one said so.
 class stop_check {
  public:
-  stop_check(const lattice_options& o, lattice_result& r) : cancel_(o.cancel), result_(r) {
-    if (o.time_limit > 0)
-      deadline_ = clock_type::now() + std::chrono::duration_cast<clock_type::duration>(
-                                          std::chrono::duration<double>(o.time_limit));
-  }
+  // deadline_after saturates: a cast of 1e10 s to nanoseconds would overflow into the past.
+  stop_check(const lattice_options& o, lattice_result& r)
+      : cancel_(o.cancel), deadline_(deadline_after(o.time_limit, clock_type::now())), result_(r) {}
   bool operator()() {
     if (cancel_ && cancel_->load(std::memory_order_relaxed)) result_.cancelled = true;
     else if (deadline_ && clock_type::now() >= *deadline_) result_.timed_out = true;
