@@ -74,6 +74,7 @@ void input_buffer::reserve(std::size_t bytes) {
 }
 
 void input_buffer::append(std::string_view bytes) {
+  if (bytes.empty()) return;  // nothing to copy, and memcpy takes no null pointer
   if (bytes.size() > capacity - size) reserve(std::max({2 * capacity, size + bytes.size(), std::size_t(1) << 20}));
   std::memcpy(data + size, bytes.data(), bytes.size());
   size += bytes.size();

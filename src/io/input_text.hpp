@@ -37,7 +37,8 @@ struct input_buffer {
   void reserve(std::size_t bytes);
   /// Appends `bytes`, doubling the block as needed.
   void append(std::string_view bytes);
-  std::string_view view() const { return {data, size}; }
+  /// Never a null pointer, also when nothing was kept: readers pass it to memchr and memcmp.
+  std::string_view view() const { return {data ? data : "", size}; }
 };
 
 /// read_input's bytes handed to `take` in blocks of at most 1 MiB as they arrive, with its

@@ -414,6 +414,7 @@ class json_reader final : public io::json_sax_reader {
 // The limits and the NUL check first, then the BOM, then JSON or text by the first character.
 // With a column, the input is CSV.
 problem parse_any(std::string_view text, const reading& r, const std::optional<std::string>& column = {}) {
+  if (text.data() == nullptr) text = std::string_view("", 0);  // empty input kept nowhere: memchr needs a pointer
   if (text.size() > max_input_bytes) throw input_error(limit_text(), 0);
   if (const void* nul = std::memchr(text.data(), 0, text.size())) {
     throw_nul(text, static_cast<std::size_t>(static_cast<const char*>(nul) - text.data()));
