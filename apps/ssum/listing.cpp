@@ -95,10 +95,8 @@ listing_request listing_of(const listing_flags& f, bool count, bool target_given
 problem windowed(problem p, const listing_flags& f, listing_request& r) {
   // A window may be finer than the amounts (--tolerance 0.5 around integers): the instance is
   // read at the window's scale, as it is at a finer --target's, so that the window is exact.
-  unsigned finest = p.decimals;
-  for (const std::string& bound : f.target_range) finest = std::max(finest, decimals_in(bound));
-  if (f.tolerance) finest = std::max(finest, decimals_in(*f.tolerance));
-  p = raised_to(std::move(p), finest, "the window's scale");
+  for (const std::string& bound : f.target_range) p = raised_to(std::move(p), bound, "--target-range");
+  if (f.tolerance) p = raised_to(std::move(p), *f.tolerance, "--tolerance");
   if (!f.target_range.empty()) {
     // Amounts at the instance's scale, as the weights.
     const int128 lo = parse_amount_at(f.target_range.at(0), p.decimals, "--target-range LO");

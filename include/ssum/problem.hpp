@@ -98,14 +98,12 @@ std::string format_amount(int128 value, unsigned decimals);
 /// amount, has more decimals than `decimals`, or passes 127 bits once scaled.
 int128 parse_amount_at(std::string_view text, unsigned decimals, const std::string& what);
 
-/// The decimals an amount's text carries ("4.50": 2, "5": 0), at most max_decimals; 0 for
-/// text that is not an amount (parse_amount_at reports it).
-unsigned decimals_in(std::string_view text);
-
-/// `p` at a scale of `decimals` places when that is finer than its own: every weight and the
-/// target times 10^(decimals - p.decimals), so that a window finer than the amounts is exact.
-/// Throws ssum::input_error naming `what` when the sum of |weight| or the target passes 127 bits.
-problem raised_to(problem p, unsigned decimals, const std::string& what);
+/// `p` at the scale of `amount` (a number's text, e.g. "0.05") when that is finer than its
+/// own: every weight and the target times 10^(its decimals - p.decimals), as reading the
+/// amount among the input would, so that a window finer than the amounts is exact. Text that
+/// is not an amount leaves `p` as it is (parse_amount_at reports it). Throws
+/// ssum::input_error naming `what` when the sum of |weight| or the target passes 127 bits.
+problem raised_to(problem p, std::string_view amount, const std::string& what);
 
 /// The text format, with `comment` (may be empty, may hold several lines) as `#` lines first.
 /// A decimal instance is written as decimal amounts, all with p.decimals decimals, which

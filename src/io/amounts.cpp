@@ -352,29 +352,12 @@ int128 parse_amount_at(std::string_view text, unsigned decimals, const std::stri
   return *v;
 }
 
-unsigned decimals_in(std::string_view text) {
+problem raised_to(problem p, std::string_view amount, const std::string& what) {
   io::amount a;
-  return io::parse_amount(text, a) == io::amount_fault::none ? std::min(a.decimals, max_decimals) : 0;
-}
-
-problem raised_to(problem p, unsigned decimals, const std::string& what) {
-  if (decimals <= p.decimals) return p;
-  const unsigned k = decimals - p.decimals;
-  const std::string scaled = what + " has " + std::to_string(decimals) + " decimals, the amounts " +
-                             std::to_string(p.decimals) + ": scaled by 10^" + std::to_string(k) + ", ";
-  uint128 total = 0;
-  for (const int128 w : p.weights) total += magnitude(w);  // below 2^127: every instance's
-  if (total > max_weight_total / io::pow10(k)) {
-    throw input_error(scaled + "the sum of |weight| reaches 2^127 or more; ssum takes totals up to 2^127 - 1", 0);
-  }
-  if (p.target) {
-    const std::optional<int128> t = io::scale_up(*p.target, k);
-    if (!t) throw input_error(scaled + "the target needs more than 127 bits", 0);
-    p.target = *t;
-  }
-  for (int128& w : p.weights) w *= int128(io::pow10(k));
-  p.decimals = decimals;
-  return p;
+  if (io::parse_amount(amount, a) != io::amount_fault::none || a.decimals <= p.decimals) return p;
+  io::instance_builder b(std::move(p));
+  b.raise_scale(a.decimals, amount, 0, " (" + what + ")");
+  return std::move(b.p);
 }
 
 std::string format_amount(int128 value, unsigned decimals) {
