@@ -29,6 +29,7 @@
 
 #include "listing.hpp"
 #include "progress.hpp"
+#include "explain_output.hpp"
 #include "rows_input.hpp"
 #include "stdout_text.hpp"
 #include "ssum/ssum.hpp"
@@ -187,6 +188,7 @@ struct solve_args {
   std::string algorithm = "auto";
   unsigned threads = 0;
   bool json = false;
+  bool explain = false;  // print the plan's table instead of solving
   bool progress = false;
   bool count = false;
   std::optional<std::string> memory;
@@ -356,6 +358,7 @@ int run_solve(const solve_args& args) {
     }
     listing.options.time_limit = time_limit;
     listing.options.memory_limit = memory_limit;
+    if (args.explain) return ssum::cli::print_explain(ssum::explain_listing(listing.which, args.threads, q, listing.options), args.json);
     std::signal(SIGINT, on_sigint);
     std::signal(SIGTERM, on_sigint);
     const solving_scope guard;
@@ -382,6 +385,10 @@ int run_solve(const solve_args& args) {
   options.checkpoint = args.checkpoint.value_or("");
   options.checkpoint_seconds = checkpoint_every;
   options.on_progress = [&printer](const ssum::progress& pr) { printer(pr); };
+  if (args.explain) {
+    return ssum::cli::print_explain(rows ? ssum::explain_rows(which, args.threads, *rows, options)
+                                         : ssum::explain(which, args.threads, p, options), args.json);
+  }
 
   // SIGTERM (kill's default, and what mpirun passes on for a Ctrl-C) stops as Ctrl-C does: the
   // checkpoint written, exit 130.
@@ -588,6 +595,7 @@ static int run_main(int argc, char** argv) {
   solve->add_option("--threads", sa.threads, "Host threads (default: all, or OMP_NUM_THREADS)")
       ->check(CLI::Range(1u, max_threads));
   solve->add_flag("--json", sa.json, "Print one JSON object on stdout");
+  solve->add_flag("--explain", sa.explain, "Print the plan's table (each algorithm, its bytes, its expected seconds, why it was or was not taken) without solving");
   solve->add_flag("--progress", sa.progress, "Show stage progress on stderr (default when stderr is a terminal)");
   solve->add_option("--memory", sa.memory, "Memory the solve may use, e.g. 512M or 8G (default: what is free)");
   solve->add_option("--time-limit", sa.time_limit,

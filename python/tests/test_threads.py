@@ -13,9 +13,10 @@ import ssum
 
 
 def slow_listing():
-    """An iterator whose first subset takes far longer than any of these tests: 54 random
-    weights of 56 bits, a target no subset is likely to meet."""
-    weights, target = ssum.generate("random", 54, seed=3)
+    """An iterator whose first subset takes far longer than any of these tests: 66 random
+    weights of 90 bits, a target no subset is likely to meet (54 weights of 56 bits were all
+    listed within a quarter second on 16 cores)."""
+    weights, target = ssum.generate("random", 66, seed=3, bits=90)
     return ssum.solutions(weights, target)
 
 

@@ -20,6 +20,7 @@
 #include "ssum/work_share.hpp"
 #include "solver/gpu/cuda_room.hpp"
 #include "solver/plan_words.hpp"
+#include "solver/planner.hpp"
 #include "solver/two_list/two_list_cpu.hpp"
 #include "solver/two_list/two_list_merging.hpp"
 #include "ssum/cuda_device.hpp"
@@ -146,13 +147,6 @@ void choose_cuda_algorithm(const problem& p, const solve_options& options, const
   c.reason += "; the four-list works in batches sized to the room";
 }
 
-// The GPU four-list's whole search, measured on an H200 (docs/performance.md): 64-bit sums
-// 92 s at n = 80, 128-bit ones (totals past 2^64) 13.2 s at n = 72; doubling every two items.
-double cuda_four_list_seconds(std::size_t n, const flipped_totals& totals) {
-  if (totals.total_abs > uint128(UINT64_MAX)) return 13.2 * std::exp2((double(n) - 72) / 2);
-  return 92 * std::exp2((double(n) - 80) / 2);
-}
-
 // Automatic, without a time limit: a meet-in-the-middle plan that would run for more than a
 // day on an instance that expects fewer than one solution is refused at once (for example
 // a density-1 knapsack at n = 120). A search could not hope to find a subset, and the proof
@@ -191,7 +185,6 @@ void refuse_out_of_reach(const choice& c, std::size_t n, const reduction& r, con
 // The fill's own time grows with the items it walks: about 0.15 us an item on the 2-core
 // machine (10^6 items: 0.08-0.13 s), 10 ms at least. The program's early stop (a share of its
 // estimate, dp_plan.hpp) is what it races: weights below 100 at n = 10^6 stop in 0.03-0.1 s.
-constexpr double fill_least_log2_solutions = 20, fill_least_seconds = 0.01, fill_seconds_per_item = 1.5e-7;
 
 // The solutions `r` expects (log2) where the fill pays ahead of the plan `dp`; nothing otherwise.
 std::optional<double> fill_pays(const reduction& r, const solve_options& options, const choice& dp) {

@@ -25,6 +25,7 @@
 #include "solver/four_list/enumerate_four.hpp"
 #include "solver/two_list/enumerate.hpp"
 #include "ssum/errors.hpp"
+#include "ssum/explain.hpp"
 #include "ssum/memory.hpp"
 #include "ssum/solve.hpp"
 
@@ -126,7 +127,10 @@ struct candidate {
 // automatic only, the walk over every subset of a few items: the one named by algo, or under
 // automatic whichever fits and is expected sooner (ties in that order: the table, then the meet
 // in the middle).
-listing_plan plan_listing(const problem& p, const question& q, algorithm algo, unsigned threads, double room) {
+// shown: where ssum::explain_listing wants each candidate as a row of its table (`as` opens
+// each row's note: which question it answers).
+listing_plan plan_listing(const problem& p, const question& q, algorithm algo, unsigned threads, double room,
+                          std::vector<plan_candidate>* shown = nullptr, const std::string& as = "") {
   if (algo == algorithm::completion_search) {
     throw std::invalid_argument("the completion search cannot list subsets: it proves nothing");
   }
@@ -166,6 +170,21 @@ listing_plan plan_listing(const problem& p, const question& q, algorithm algo, u
   quarters.bytes = detail::enumerate_four_bytes(n, threads);
   quarters.seconds = four_list_seconds(n, width, threads);
 
+  if (shown) {
+    for (const candidate* c : {&table, &halves, &quarters, &few}) {
+      plan_candidate row;
+      row.algorithm = c->name;
+      row.backend = "cpu";
+      row.takes = c->cannot.empty() && (algo == algorithm::automatic || (algo == c->algo && c != &few));
+      row.fits = row.takes && c->bytes <= room;
+      row.bytes = c->cannot.empty() ? c->bytes : 0;
+      row.seconds = c->cannot.empty() ? c->seconds : -1;
+      row.why = as + (!c->cannot.empty() ? c->cannot
+                      : row.takes       ? std::string(c->lists) + (row.fits ? "" : ", more than the " + format_bytes(room) + " available")
+                                        : "another enumerator was named");
+      shown->push_back(std::move(row));
+    }
+  }
   std::vector<const candidate*> asked;
   for (const candidate* c : {&table, &halves, &quarters, &few}) {
     if (algo == algorithm::automatic || (algo == c->algo && c != &few)) asked.push_back(c);
@@ -330,6 +349,51 @@ listing list_subsets(backend which, unsigned threads, const problem& p, const li
     throw listing_interrupted(out);  // the caller's own flag: Ctrl-C; what ran goes with it
   }
   return out;
+}
+
+plan_table explain_listing(backend which, unsigned threads, const problem& p, const listing_options& options) {
+  check_weight_total(p);
+  if (options.min_items > options.max_items) {
+    throw std::invalid_argument("the smallest size asked for (" + std::to_string(options.min_items) +
+                                " items) is above the largest (" + std::to_string(options.max_items) + ")");
+  }
+  if (which == backend::cuda) {
+    throw backend_unavailable("the listing of subsets runs on the host: --backend cuda cannot take it");
+  }
+  const int128 lo = p.target.value_or(0);
+  const int128 hi = p.target ? options.high.value_or(*p.target) : 0;
+  const detail::host_share host = detail::host_share_for(threads, solve_options{});
+  const double room = host_plan_room(options.memory_limit);
+  plan_table t;
+  t.question = "list";
+  t.items = p.weights.size();
+  t.threads = host.threads;
+  t.host_room = room;
+  const question given{lo, hi, options.min_items, options.max_items, !p.target};
+  std::optional<listing_plan> plan;
+  try {
+    plan = plan_listing(p, given, options.algo, host.threads, room, &t.candidates);
+  } catch (const std::exception& e) {
+    t.refusal = e.what();
+  }
+  const std::size_t as_given = t.candidates.size();
+  bool complemented = false;
+  if (const std::optional<question> other = complement_of(p, given)) {
+    try {
+      listing_plan alt = plan_listing(p, *other, options.algo, host.threads, room, &t.candidates,
+                                      "the complements (the items each subset leaves out): ");
+      if (!plan || alt.seconds < plan->seconds) plan = std::move(alt), complemented = true;
+    } catch (const std::exception&) {
+    }
+  }
+  if (!plan) return t;
+  t.refusal.clear();
+  t.chosen = {plan->algorithm, "cpu", plan->reason};
+  const std::size_t from = complemented ? as_given : 0, to = complemented ? t.candidates.size() : as_given;
+  for (std::size_t i = from; i < to; ++i) {
+    if (t.candidates[i].algorithm == plan->algorithm) t.candidates[i].role = "chosen";
+  }
+  return t;
 }
 
 }  // namespace ssum

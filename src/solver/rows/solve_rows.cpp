@@ -24,7 +24,11 @@
 #include "solver/deadline_watch.hpp"
 #include "solver/frame.hpp"
 #include "solver/lattice/lattice_rows.hpp"
+#include "solver/planner.hpp"
+#include "solver/reductions.hpp"
+#include "solver/dp/count_dp.hpp"
 #include "ssum/errors.hpp"
+#include "ssum/explain.hpp"
 #include "ssum/policy.hpp"
 
 namespace ssum {
@@ -51,13 +55,18 @@ rows_problem foldable_part(const rows_problem& p) {
 }
 
 
+// The lattice stage takes several rows and a decision (it finds subsets, it cannot count them).
+bool lattice_takes(const rows_problem& p, const solve_options& o) {
+  return detail::lattice_available() && !o.count && p.rows.size() >= 2;
+}
+
 // The lattice stage runs beside the exact search for a decision where it costs little: a
 // host of 4 threads or more (it takes one), or 80 columns and more (QOBLIB m >= 9), where
 // the exact search on the host runs for hours. Not with a checkpoint or a shared search,
 // whose files and units a stop from outside would leave behind.
 bool lattice_races(const rows_problem& p, const solve_options& o, unsigned threads) {
-  if (!detail::lattice_available() || o.count || !o.checkpoint.empty() || o.share || p.rows.size() < 2) return false;
-  const unsigned team = resolved_threads(cpu{threads});
+  if (!lattice_takes(p, o) || !o.checkpoint.empty() || o.share) return false;
+  const unsigned team = detail::host_share_for(threads, o).threads;
   return team >= 4 || p.columns() >= 80;
 }
 
@@ -96,7 +105,7 @@ rows_solution race_lattice(backend which, unsigned threads, const rows_problem& 
   stoppable.cancel = &stop;
   // The caller's cancel reaches the exact search through `stop`, as a time limit does.
   const detail::deadline_watch relay(detail::clock_type::time_point::max(), o.cancel, stop, never);
-  const unsigned team = resolved_threads(cpu{threads});
+  const unsigned team = detail::host_share_for(threads, o).threads;
   const unsigned exact_threads = which == backend::cuda ? threads : std::max(1u, team - 1);
   rows_solution out;
   try {
@@ -128,6 +137,42 @@ rows_solution race_lattice(backend which, unsigned threads, const rows_problem& 
   s.plan = {"lattice", "cpu",
             "the lattice stage (fplll's reduction, a {0,1} enumeration) on one thread beside the exact search, "
             "which it stopped"};
+  s.seconds.search = out.lattice_seconds;
+  s.seconds.total = detail::seconds_since(start);
+  return out;
+}
+
+// Under automatic, where no exact algorithm can take the rows (their memory, their items, their
+// reach): the lattice stage alone, on one thread, within the time limit. It finds a subset or
+// answers unknown, never infeasible; `refusal` says why the exact search did not run.
+rows_solution lattice_alone(const rows_problem& p, const solve_options& o, const std::string& refusal,
+                            detail::clock_type::time_point start) {
+  std::atomic<bool> stop{false}, never{false};
+  const detail::deadline_watch relay(detail::clock_type::time_point::max(), o.cancel, stop, never);
+  detail::lattice_options lo;
+  lo.cancel = &stop;
+  lo.time_limit = o.time_limit;
+  const detail::lattice_result found = detail::solve_rows_lattice(p, lo);
+  if (found.subsets.empty() && found.cancelled && o.cancel && o.cancel->load()) throw interrupted();
+  rows_solution out;
+  out.method = "lattice";
+  out.lattice_seconds = found.reduce_seconds + found.enumerate_seconds;
+  solution& s = out.answer;
+  s.algorithm = "lattice";
+  s.backend = "cpu";
+  s.threads = 1;
+  s.plan = {"lattice", "cpu",
+            "no exact algorithm can take these rows (" + refusal +
+                "), so the lattice stage (fplll's reduction, a {0,1} enumeration) runs alone: it finds subsets, "
+                "it cannot prove that none exists"};
+  if (!found.subsets.empty()) {
+    s.status = status::feasible;
+    s.feasible = true;
+    s.subset = found.subsets.front();
+    if (!is_rows_certificate(p, s.subset)) throw std::logic_error("internal error: the lattice's subset does not meet every row");
+  } else {
+    s.status = status::unknown;
+  }
   s.seconds.search = out.lattice_seconds;
   s.seconds.total = detail::seconds_since(start);
   return out;
@@ -184,21 +229,32 @@ rows_solution fold_and_check(unsigned threads, const rows_problem& p, const rows
 }
 }  // namespace
 
-// The fold's sums are far from random, so the two lists' pruning gains nothing on them while
-// the four-list's residue classes reach a subset early (QOBLIB ms_06_050_001 on 2 cores: 0.04 s
-// against 1.9 s). Whatever else the plan takes it keeps: the dynamic program on small rows
-// (100 columns of small numbers counted in 0.04 s), any algorithm past the four-list's items.
+// The fold's sums are far from random, so the two lists' pruning gains little on them while
+// the four-list's residue classes reach a subset early: the plan's candidates cost the two-list
+// so (planner.hpp, fold_two_list_factor), and the fastest exact one that fits is named here.
 algorithm fold_algorithm(backend which, unsigned threads, const problem& single, const solve_options& options) {
   const std::size_t n = single.weights.size();
   if (options.algo != algorithm::automatic) return options.algo;
   if (n < rows_four_list_from || n > detail::most_items) return algorithm::automatic;
-  try {
-    const detail::choice c = detail::choose(single, options, which, threads, 0);
-    const bool two_lists = c.algo == algorithm::two_list && !c.settled && !c.out_of_range;
-    return two_lists ? algorithm::four_list : algorithm::automatic;
-  } catch (const std::exception&) {
-    return algorithm::four_list;  // the plan refuses the two lists: the four-list's own plan may fit
-  }
+  const detail::flipped_totals totals = detail::totals_of(single);
+  if (totals.out_of_range()) return algorithm::automatic;
+  const detail::reduction r = options.count ? detail::count_reduction(single, totals) : detail::reduce(single, totals);
+  if (r.outcome != detail::reduction::verdict::open) return algorithm::automatic;
+  const detail::device_probe probe = detail::cuda_probe();
+  detail::one_sum_question q;
+  q.p = &single;
+  q.totals = &totals;
+  q.r = &r;
+  q.options = &options;
+  q.host = detail::host_share_for(threads, options);
+  q.fold = true;
+  q.probe = which == backend::cuda ? &probe : nullptr;  // automatic asks the device only when it may pay
+  const backend on = which == backend::cuda ? backend::cuda : backend::cpu;
+  const std::vector<detail::candidate> table = detail::one_sum_candidates(q);
+  const detail::candidate* best =
+      detail::fastest_exact(table, [&](const detail::candidate& c) { return c.where == on && c.algo != algorithm::automatic; });
+  if (!best) return algorithm::four_list;  // none fits: the four-list's plan is the smallest, its refusal says why
+  return best->algo == algorithm::four_list ? algorithm::four_list : algorithm::automatic;
 }
 
 rows_solution solve_rows(backend which, unsigned threads, const rows_problem& p, const solve_options& options) {
@@ -220,32 +276,52 @@ rows_solution solve_rows(backend which, unsigned threads, const rows_problem& p,
   }
   const bool automatic = options.algo == algorithm::automatic;
   const bool races = automatic && lattice_races(p, options, threads);
+  // Under automatic, an exact search that refuses the instance itself leaves it to the lattice.
+  const auto or_lattice = [&](auto&& exact_path) -> rows_solution {
+    if (!automatic || !lattice_takes(p, options)) return exact_path();
+    std::string refusal;
+    try {
+      return exact_path();
+    } catch (const insufficient_memory& e) {
+      refusal = e.what();
+    } catch (const out_of_reach& e) {
+      refusal = e.what();
+    } catch (const std::invalid_argument& e) {
+      if (std::string(e.what()).find("takes") == std::string::npos) throw;  // a bad argument, not the instance
+      refusal = e.what();
+    }
+    rows_solution alone = lattice_alone(p, options, refusal, start);
+    alone.encoding_bits = rows_encoding_bits(p);
+    return alone;
+  };
   if (folded) {
-    solve_options o = options;
-    const bool four = automatic && fold_algorithm(which, threads, folded->single, o) == algorithm::four_list;
-    if (four) o.algo = algorithm::four_list;
-    const exact_search exact = [&](const solve_options& e, unsigned exact_threads) {
-      rows_solution r;
-      r.method = "fold";
-      r.answer = solve(which, exact_threads, folded->single, e);
-      return r;
-    };
-    // A plan the exact search refuses is refused at once, before the lattice's first
-    // reduction (an uninterruptible BKZ tour) starts.
-    if (races) (void)detail::choose(folded->single, o, which, threads, 0);
-    out = races ? race_lattice(which, threads, p, o, start, exact) : exact(o, threads);
-    out.rows_folded = p.rows.size();
-    out.encoding_bits = rows_encoding_bits(p);
-    if (out.method == "lattice") return out;
-    const std::string asked = "the four-list algorithm was asked for";
-    if (const std::size_t at = out.answer.plan.reason.find(asked); four && at != std::string::npos) {
-      out.answer.plan.reason.replace(at, asked.size(),
-                                     "several rows folded: the four-list reaches their subsets sooner than the two lists");
-    }
-    if (out.answer.feasible && !is_rows_certificate(p, out.answer.subset)) {
-      throw std::logic_error("internal error: a subset of the folded rows does not meet every row");
-    }
-    return out;
+    return or_lattice([&] {
+      solve_options o = options;
+      const bool four = automatic && fold_algorithm(which, threads, folded->single, o) == algorithm::four_list;
+      if (four) o.algo = algorithm::four_list;
+      const exact_search exact = [&](const solve_options& e, unsigned exact_threads) {
+        rows_solution r;
+        r.method = "fold";
+        r.answer = solve(which, exact_threads, folded->single, e);
+        return r;
+      };
+      // A plan the exact search refuses is refused at once, before the lattice's first
+      // reduction (an uninterruptible BKZ tour) starts.
+      if (races) (void)detail::choose(folded->single, o, which, threads, 0);
+      rows_solution out = races ? race_lattice(which, threads, p, o, start, exact) : exact(o, threads);
+      out.rows_folded = p.rows.size();
+      out.encoding_bits = rows_encoding_bits(p);
+      if (out.method == "lattice") return out;
+      const std::string asked = "the four-list algorithm was asked for";
+      if (const std::size_t at = out.answer.plan.reason.find(asked); four && at != std::string::npos) {
+        out.answer.plan.reason.replace(at, asked.size(),
+                                       "several rows folded: the four-list reaches their subsets sooner than the two lists");
+      }
+      if (out.answer.feasible && !is_rows_certificate(p, out.answer.subset)) {
+        throw std::logic_error("internal error: a subset of the folded rows does not meet every row");
+      }
+      return out;
+    });
   }
 
   // Past 127 bits: fold what fits, list its subsets, check each on the other rows.
@@ -272,10 +348,68 @@ rows_solution solve_rows(backend which, unsigned threads, const rows_problem& p,
   const exact_search exact = [&](const solve_options& e, unsigned exact_threads) {
     return fold_and_check(exact_threads, p, part, some->single, e, rows_encoding_bits(p), start);
   };
-  out = races ? race_lattice(which, threads, p, options, start, exact) : exact(options, threads);
-  out.rows_folded = part.rows.size();
-  out.encoding_bits = rows_encoding_bits(p);
-  return out;
+  return or_lattice([&] {
+    rows_solution checked = races ? race_lattice(which, threads, p, options, start, exact) : exact(options, threads);
+    checked.rows_folded = part.rows.size();
+    checked.encoding_bits = rows_encoding_bits(p);
+    return checked;
+  });
+}
+
+plan_table explain_rows(backend which, unsigned threads, const rows_problem& p, const solve_options& options) {
+  const std::size_t bits = rows_encoding_bits(p);  // throws for a bad shape
+  const std::optional<rows_encoding> folded = encode_rows(p);
+  const std::string asked = options.count ? "count" : "decide";
+  plan_table t;
+  if (folded && folded->infeasible_by_bounds) {
+    t.question = "rows: " + asked;
+    plan_candidate bounds;
+    bounds.algorithm = "reductions";
+    bounds.backend = "cpu";
+    bounds.takes = bounds.fits = true;
+    bounds.seconds = 0;
+    bounds.role = "chosen";
+    bounds.why = "a row's target lies outside the sums its coefficients reach";
+    t.candidates.push_back(bounds);
+    t.chosen = {"reductions", "cpu", bounds.why};
+    return t;
+  }
+  if (folded) {
+    solve_options o = options;
+    o.algo = fold_algorithm(which, threads, folded->single, options);
+    t = detail::explain_one_sum(which, threads, folded->single, o, true);
+    t.question = "rows: " + asked + ", all " + std::to_string(p.rows.size()) + " folded into one sum of " +
+                 std::to_string(bits) + " bits";
+  } else {
+    const rows_problem part = foldable_part(p);
+    if (part.rows.empty()) throw std::invalid_argument("no row of this instance folds into 127 bits on its own");
+    listing_options lo;
+    lo.algo = options.algo;
+    lo.memory_limit = options.memory_limit;
+    t = explain_listing(backend::cpu, threads, encode_rows(part)->single, lo);
+    t.question = "rows: " + asked + ", " + std::to_string(part.rows.size()) + " of the " + std::to_string(p.rows.size()) +
+                 " rows folded (all need " + std::to_string(bits) +
+                 " bits), each subset meeting them listed and checked on the others";
+  }
+  plan_candidate lattice;
+  lattice.algorithm = "lattice";
+  lattice.backend = "cpu";
+  lattice.exact = false;
+  lattice.takes = lattice.fits = lattice_takes(p, options);
+  lattice.why = !detail::lattice_available() ? "this build has no fplll"
+                : options.count               ? "it finds subsets, it cannot count them"
+                : p.rows.size() < 2           ? "it takes several rows"
+                                              : "fplll's reduction and a {0,1} enumeration on one thread; no model of its time";
+  const bool automatic = options.algo == algorithm::automatic;
+  if (automatic && lattice.takes && !t.refusal.empty()) {
+    lattice.role = "chosen";
+    t.chosen = {"lattice", "cpu", "no exact algorithm can take these rows (" + t.refusal + "), so the lattice stage runs alone"};
+    t.refusal.clear();
+  } else if (automatic && lattice_races(p, options, threads) && t.refusal.empty()) {
+    lattice.role = "races";
+  }
+  t.candidates.push_back(lattice);
+  return t;
 }
 
 }  // namespace ssum
