@@ -186,6 +186,8 @@ py_rows_solution answer(ssum::rows_solution r, const rows_problem& p) {
 
 }  // namespace
 
+rows_problem rows_instance(nb::handle rows, nb::handle targets) { return read_instance(rows, targets); }
+
 void bind_rows(nb::module_& m) {
   nb::class_<py_rows_solution, py_solution>(m, "RowsSolution",
                                             "The answer of ssum.solve_rows: a Solution with the rows' fields.")

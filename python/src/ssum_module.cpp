@@ -22,6 +22,7 @@ NB_MODULE(_ssum, m) {
   ssum::python::bind_solve(m);
   ssum::python::bind_listing(m);
   ssum::python::bind_rows(m);  // RowsSolution derives from bind_solve's Solution
+  ssum::python::bind_explain(m);
   ssum::python::bind_primitives(m);
 
   // The program's amount parser, for ssum.solve's decimal strings (python/ssum/__init__.py).

@@ -22,6 +22,7 @@ from ._ssum import (
     Solution,
     __version__,
     exclusive_scan,
+    explain_rows,
     generator_classes,
     inclusive_scan,
     Solutions,
@@ -201,6 +202,23 @@ def solutions(weights, target=None, *, limit=None, items=None, min_items=None, m
                             backend)
 
 
+def explain(weights, target=None, *, count=False, backend="auto", algorithm="auto", threads=None, memory=None):
+    """The plan's table for ``solve(weights, target, ...)``, without solving: a dict with
+    'question', 'items', 'threads', 'host_room', 'candidates' (each algorithm on each backend:
+    'takes', 'fits', 'exact', 'bytes', 'seconds', 'role', 'why') and 'plan' (what the solve
+    would run; None with 'refusal' where it would refuse the instance). See docs/planner.md."""
+    if isinstance(weights, _abc.Iterator):
+        weights = list(weights)
+    options = dict(count=count, backend=backend, algorithm=algorithm, threads=threads, memory=memory)
+    try:
+        return _ssum._explain(weights, target, **options)
+    except TypeError:
+        if not (_is_amount(target) or _has_amounts(weights)):
+            raise
+    weights, target, _, _, _, _, _ = _question(weights, target, None, None, None, None, None)
+    return _ssum._explain(weights, target, **options)
+
+
 def read_rows(path):
     """A multi-row instance from a file (QOBLIB's market split .dat, or JSON {"rows": ...,
     "targets": ...}), as ``(rows, targets)``: a list of rows (lists of ints) and a list of
@@ -224,6 +242,8 @@ __all__ = [
     "Solution",
     "__version__",
     "exclusive_scan",
+    "explain",
+    "explain_rows",
     "generate",
     "generator_classes",
     "inclusive_scan",

@@ -3,7 +3,7 @@
 import os
 from collections.abc import Iterable, Iterator
 from decimal import Decimal
-from typing import Any, Literal, Optional, Protocol, SupportsIndex, TypeVar, Union, overload
+from typing import Any, Dict, Literal, Optional, Protocol, SupportsIndex, TypeVar, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -249,6 +249,37 @@ def solutions(
     released; Ctrl-C cancels the listing and raises KeyboardInterrupt. An error of the listing
     (InsufficientMemory, ...) is raised by next(); argument errors by the call.
     """
+
+def explain(
+    weights: _Weights,
+    target: Optional[Union[int, str, Decimal]] = None,
+    *,
+    count: Union[bool, np.bool_] = False,
+    backend: _Backend = "auto",
+    algorithm: _Algorithm = "auto",
+    threads: Optional[int] = None,
+    memory: Optional[int] = None,
+) -> Dict[str, Any]:
+    """The plan's table for ``solve(weights, target, ...)``, without solving: 'question',
+    'items', 'threads', 'host_room', 'candidates' (a dict per algorithm and backend: 'algorithm',
+    'backend', 'takes', 'fits', 'exact', 'bytes', 'seconds' (None: no model), 'role' ('chosen',
+    'first', 'races' or ''), 'why'), 'plan' ({'algorithm', 'backend', 'reason'}, or None where
+    the solve would refuse the instance) and 'refusal' (the solve's message, or None)."""
+    ...
+
+def explain_rows(
+    rows: Union[Iterable[_Weights], npt.NDArray[np.integer], npt.NDArray[np.object_]],
+    targets: _Weights,
+    *,
+    backend: _Backend = "auto",
+    algorithm: _Algorithm = "auto",
+    threads: Optional[int] = None,
+    memory: Optional[int] = None,
+    count: Union[bool, np.bool_] = False,
+) -> Dict[str, Any]:
+    """The plan's table for ``solve_rows(rows, targets, ...)``, as :func:`explain` gives it;
+    the lattice stage is its last candidate."""
+    ...
 
 def solve_rows(
     rows: Union[Iterable[_Weights], npt.NDArray[np.integer], npt.NDArray[np.object_]],
