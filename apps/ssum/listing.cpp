@@ -81,8 +81,8 @@ listing_request listing_of(const listing_flags& f, bool count, bool target_given
     bad("--target-range LO HI is the target: not with --target or --tolerance");
   }
   if (checkpoint) bad("--checkpoint keeps the four-list's progress: a listing runs in one piece");
-  if (algorithm == "completion") {
-    bad("--algorithm completion cannot list subsets or take a window or a number of items: the listing runs "
+  if (algorithm == "completion" || algorithm == "lattice") {
+    bad("--algorithm " + algorithm + " cannot list subsets or take a window or a number of items: the listing runs "
         "the two-list, the four-list or the dp (or auto)");
   }
   r.options.algo = algorithm == "two-list"    ? algorithm::two_list

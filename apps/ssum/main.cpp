@@ -376,6 +376,7 @@ int run_solve(const solve_args& args) {
                  : args.algorithm == "four-list" ? ssum::algorithm::four_list
                  : args.algorithm == "dp"        ? ssum::algorithm::dynamic_programming
                  : args.algorithm == "completion" ? ssum::algorithm::completion_search
+                 : args.algorithm == "lattice"    ? ssum::algorithm::lattice
                                                  : ssum::algorithm::automatic;
   options.cancel = &g_interrupt;
   options.count = args.count;
@@ -590,8 +591,9 @@ static int run_main(int argc, char** argv) {
   solve->add_option("--algorithm", sa.algorithm,
                     "auto, two-list, four-list (O(2^(n/4)) memory; on cpu, and on cuda for totals below 2^64), "
                     "dp (dynamic programming over the sums up to the reduced target) or completion (a search "
-                    "that finds subsets of dense instances and proves nothing; cpu only)")
-      ->check(CLI::IsMember({"auto", "two-list", "four-list", "dp", "completion"}));
+                    "that finds subsets of dense instances and proves nothing; cpu only) or lattice (several "
+                    "rows: finds a subset or answers unknown; cpu only)")
+      ->check(CLI::IsMember({"auto", "two-list", "four-list", "dp", "completion", "lattice"}));
   solve->add_option("--threads", sa.threads, "Host threads (default: all, or OMP_NUM_THREADS)")
       ->check(CLI::Range(1u, max_threads));
   solve->add_flag("--json", sa.json, "Print one JSON object on stdout");

@@ -43,7 +43,10 @@ enum class backend { automatic, cpu, cuda };
 /// or zero-sum; it finds subsets and proves nothing
 /// (infeasible instances run until solve_options::time_limit). automatic takes it for a dense
 /// target instance when the exact algorithms would take more than about 10 s.
-enum class algorithm { automatic, two_list, four_list, dynamic_programming, completion_search };
+/// lattice ("lattice"; host, builds with fplll): several rows only (ssum::solve_rows): the
+/// lattice stage, which finds a subset or answers unknown, never infeasible; it neither counts
+/// nor lists. automatic races it beside the exact search on several rows.
+enum class algorithm { automatic, two_list, four_list, dynamic_programming, completion_search, lattice };
 
 /// What a long solve reports as it goes: the stage, its completed fraction, and the completed
 /// fraction of the whole solve's work, which never decreases and ends at 1. The work is

@@ -112,13 +112,14 @@ void forget_threads_after_fork() { idle_threads = new std::vector<solver_thread*
 // ---- arguments ------------------------------------------------------------------------
 ssum::algorithm parse_algorithm(nb::handle value) {
   const std::string name =
-      to_choice(value, "algorithm", "'auto', 'two-list', 'four-list', 'dp' or 'completion'");
+      to_choice(value, "algorithm", "'auto', 'two-list', 'four-list', 'dp', 'completion' or 'lattice'");
   if (name == "auto") return ssum::algorithm::automatic;
   if (name == "two-list") return ssum::algorithm::two_list;
   if (name == "four-list") return ssum::algorithm::four_list;
   if (name == "dp") return ssum::algorithm::dynamic_programming;
   if (name == "completion") return ssum::algorithm::completion_search;
-  throw nb::value_error(("algorithm must be 'auto', 'two-list', 'four-list', 'dp' or 'completion', not '" +
+  if (name == "lattice") return ssum::algorithm::lattice;
+  throw nb::value_error(("algorithm must be 'auto', 'two-list', 'four-list', 'dp', 'completion' or 'lattice', not '" +
                          ssum::printable(name) + "'")
                             .c_str());
 }

@@ -331,6 +331,10 @@ choice choose(const problem& p, const solve_options& options, backend which, uns
   if (options.algo != algorithm::automatic && options.algo != algorithm::two_list &&
       options.algo != algorithm::four_list && options.algo != algorithm::dynamic_programming &&
       options.algo != algorithm::completion_search) {
+    if (options.algo == algorithm::lattice) {
+      throw std::invalid_argument("the lattice stage takes several rows (a .dat file, ssum::solve_rows): one sum "
+                                  "goes to the two-list, the four-list, the dp or the completion search");
+    }
     throw std::invalid_argument("unknown algorithm");
   }
   if (which != backend::cuda && which != backend::automatic && which != backend::cpu) {

@@ -131,6 +131,9 @@ struct candidate {
 // each row's note: which question it answers).
 listing_plan plan_listing(const problem& p, const question& q, algorithm algo, unsigned threads, double room,
                           std::vector<plan_candidate>* shown = nullptr, const std::string& as = "") {
+  if (algo == algorithm::lattice) {
+    throw std::invalid_argument("the lattice stage finds one subset of several rows: it does not list");
+  }
   if (algo == algorithm::completion_search) {
     throw std::invalid_argument("the completion search cannot list subsets: it proves nothing");
   }

@@ -145,7 +145,7 @@ rows_solution race_lattice(backend which, unsigned threads, const rows_problem& 
 // Under automatic, where no exact algorithm can take the rows (their memory, their items, their
 // reach): the lattice stage alone, on one thread, within the time limit. It finds a subset or
 // answers unknown, never infeasible; `refusal` says why the exact search did not run.
-rows_solution lattice_alone(const rows_problem& p, const solve_options& o, const std::string& refusal,
+rows_solution lattice_alone(const rows_problem& p, const solve_options& o, const std::string& why,
                             detail::clock_type::time_point start) {
   std::atomic<bool> stop{false}, never{false};
   const detail::deadline_watch relay(detail::clock_type::time_point::max(), o.cancel, stop, never);
@@ -162,9 +162,8 @@ rows_solution lattice_alone(const rows_problem& p, const solve_options& o, const
   s.backend = "cpu";
   s.threads = 1;
   s.plan = {"lattice", "cpu",
-            "no exact algorithm can take these rows (" + refusal +
-                "), so the lattice stage (fplll's reduction, a {0,1} enumeration) runs alone: it finds subsets, "
-                "it cannot prove that none exists"};
+            why + ": the lattice stage (fplll's reduction, a {0,1} enumeration) runs alone; it finds subsets, "
+                  "it cannot prove that none exists"};
   if (!found.subsets.empty()) {
     s.status = status::feasible;
     s.feasible = true;
@@ -234,6 +233,10 @@ rows_solution fold_and_check(unsigned threads, const rows_problem& p, const rows
 // so (planner.hpp, fold_two_list_factor), and the fastest exact one that fits is named here.
 algorithm fold_algorithm(backend which, unsigned threads, const problem& single, const solve_options& options) {
   const std::size_t n = single.weights.size();
+  if (options.algo == algorithm::lattice) {
+    throw std::invalid_argument("the lattice stage runs in one process on the rows as given, not on their fold "
+                                "shared among MPI ranks: name an exact algorithm or auto");
+  }
   if (options.algo != algorithm::automatic) return options.algo;
   if (n < rows_four_list_from || n > detail::most_items) return algorithm::automatic;
   const detail::flipped_totals totals = detail::totals_of(single);
@@ -274,6 +277,16 @@ rows_solution solve_rows(backend which, unsigned threads, const rows_problem& p,
     out.answer.seconds.total = detail::seconds_since(start);
     return out;
   }
+  if (options.algo == algorithm::lattice) {
+    if (options.count) throw std::invalid_argument("the lattice stage finds one subset: it cannot count (the exact algorithms count)");
+    if (!options.checkpoint.empty()) throw std::invalid_argument("the lattice stage keeps no checkpoint: only the four-list does");
+    if (options.share) throw std::invalid_argument("the lattice stage runs in one process: it is not shared among MPI ranks");
+    if (which == backend::cuda) throw backend_unavailable("the lattice stage runs on the host (--backend cpu or auto)");
+    if (!detail::lattice_available()) throw backend_unavailable("this build of ssum has no fplll: the lattice stage is not built");
+    rows_solution named = lattice_alone(p, options, "the lattice stage was asked for", start);
+    named.encoding_bits = out.encoding_bits;
+    return named;
+  }
   const bool automatic = options.algo == algorithm::automatic;
   const bool races = automatic && lattice_races(p, options, threads);
   // Under automatic, an exact search that refuses the instance itself leaves it to the lattice.
@@ -290,7 +303,7 @@ rows_solution solve_rows(backend which, unsigned threads, const rows_problem& p,
       if (std::string(e.what()).find("takes") == std::string::npos) throw;  // a bad argument, not the instance
       refusal = e.what();
     }
-    rows_solution alone = lattice_alone(p, options, refusal, start);
+    rows_solution alone = lattice_alone(p, options, "no exact algorithm can take these rows (" + refusal + ")", start);
     alone.encoding_bits = rows_encoding_bits(p);
     return alone;
   };
@@ -373,6 +386,22 @@ plan_table explain_rows(backend which, unsigned threads, const rows_problem& p, 
     t.candidates.push_back(bounds);
     t.chosen = {"reductions", "cpu", bounds.why};
     return t;
+  }
+  if (options.algo == algorithm::lattice) {
+    // The lattice named: the exact candidates are shown as automatic would weigh them.
+    solve_options o = options;
+    o.algo = algorithm::automatic;
+    o.count = false;
+    plan_table named = explain_rows(which, threads, p, o);
+    named.question = "rows: " + asked + ", the lattice stage named";
+    for (plan_candidate& c : named.candidates) c.role = c.algorithm == "lattice" ? "chosen" : "";
+    plan_candidate& lattice = named.candidates.back();
+    named.refusal.clear();
+    named.chosen = {"lattice", "cpu", "the lattice stage was asked for"};
+    if (options.count) named.refusal = "the lattice stage finds one subset: it cannot count";
+    else if (!lattice.takes) named.refusal = lattice.why;
+    if (!named.refusal.empty()) named.chosen = {}, lattice.role.clear();
+    return named;
   }
   if (folded) {
     solve_options o = options;
