@@ -8,6 +8,7 @@
 #include "ssum/solve_rows.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <exception>
 #include <functional>
@@ -60,14 +61,57 @@ bool lattice_takes(const rows_problem& p, const solve_options& o) {
   return detail::lattice_available() && !o.count && p.rows.size() >= 2;
 }
 
-// The lattice stage runs beside the exact search for a decision where it costs little: a
-// host of 4 threads or more (it takes one), or 80 columns and more (QOBLIB m >= 9), where
-// the exact search on the host runs for hours. Not with a checkpoint or a shared search,
-// whose files and units a stop from outside would leave behind.
+// The plan's host candidates for a fold of several rows (the two-list costed at the fold's
+// rate); empty where the range or the reductions settle it.
+std::vector<detail::candidate> fold_candidates(const problem& single, const solve_options& options, unsigned threads,
+                                               const detail::device_probe* probe) {
+  const detail::flipped_totals totals = detail::totals_of(single);
+  if (totals.out_of_range()) return {};
+  const detail::reduction r = options.count ? detail::count_reduction(single, totals) : detail::reduce(single, totals);
+  if (r.outcome != detail::reduction::verdict::open) return {};
+  detail::one_sum_question q;
+  q.p = &single;
+  q.totals = &totals;
+  q.r = &r;
+  q.options = &options;
+  q.host = detail::host_share_for(threads, options);
+  q.fold = true;
+  q.probe = probe;
+  return detail::one_sum_candidates(q);
+}
+
+// The exact search's expected seconds on the host, from the plan's table: the fold's fastest
+// exact candidate, or past 127 bits the listing's plan; 0 where the reductions settle it,
+// HUGE_VAL where nothing fits.
+double exact_seconds(const rows_problem& p, const solve_options& o, unsigned threads) {
+  if (const std::optional<rows_encoding> folded = encode_rows(p)) {
+    if (folded->infeasible_by_bounds) return 0;
+    const std::vector<detail::candidate> table = fold_candidates(folded->single, o, threads, nullptr);
+    if (table.empty()) return 0;
+    const detail::candidate* best = detail::fastest_exact(
+        table, [](const detail::candidate& c) { return c.where == backend::cpu && c.algo != algorithm::automatic; });
+    return best ? best->seconds : HUGE_VAL;
+  }
+  const rows_problem part = foldable_part(p);
+  if (part.rows.empty()) return HUGE_VAL;
+  listing_options lo;
+  lo.memory_limit = o.memory_limit;
+  for (const plan_candidate& c : explain_listing(backend::cpu, threads, encode_rows(part)->single, lo).candidates) {
+    if (c.role == "chosen") return c.seconds;
+  }
+  return HUGE_VAL;
+}
+
+// The lattice stage runs beside the exact search for a decision where it may pay: where the
+// plan's table expects the exact search to take a second or more (it then costs that search one
+// of the host's threads, and its first reduction, which cannot be stopped, is short beside it),
+// and always on a host of 4 threads or more or from 80 columns (QOBLIB m >= 9). Not with a
+// checkpoint or a shared search, whose files and units a stop from outside would leave behind.
+constexpr double lattice_race_from_seconds = 1.0;
 bool lattice_races(const rows_problem& p, const solve_options& o, unsigned threads) {
   if (!lattice_takes(p, o) || !o.checkpoint.empty() || o.share) return false;
   const unsigned team = detail::host_share_for(threads, o).threads;
-  return team >= 4 || p.columns() >= 80;
+  return team >= 4 || p.columns() >= 80 || exact_seconds(p, o, threads) >= lattice_race_from_seconds;
 }
 
 // The exact search (`exact`, on the threads it is given) on all threads but one and the
@@ -239,21 +283,12 @@ algorithm fold_algorithm(backend which, unsigned threads, const problem& single,
   }
   if (options.algo != algorithm::automatic) return options.algo;
   if (n < rows_four_list_from || n > detail::most_items) return algorithm::automatic;
-  const detail::flipped_totals totals = detail::totals_of(single);
-  if (totals.out_of_range()) return algorithm::automatic;
-  const detail::reduction r = options.count ? detail::count_reduction(single, totals) : detail::reduce(single, totals);
-  if (r.outcome != detail::reduction::verdict::open) return algorithm::automatic;
   const detail::device_probe probe = detail::cuda_probe();
-  detail::one_sum_question q;
-  q.p = &single;
-  q.totals = &totals;
-  q.r = &r;
-  q.options = &options;
-  q.host = detail::host_share_for(threads, options);
-  q.fold = true;
-  q.probe = which == backend::cuda ? &probe : nullptr;  // automatic asks the device only when it may pay
+  // automatic asks the device only when it may pay: the fold's rule is the host's
+  const std::vector<detail::candidate> table =
+      fold_candidates(single, options, threads, which == backend::cuda ? &probe : nullptr);
+  if (table.empty()) return algorithm::automatic;
   const backend on = which == backend::cuda ? backend::cuda : backend::cpu;
-  const std::vector<detail::candidate> table = detail::one_sum_candidates(q);
   const detail::candidate* best =
       detail::fastest_exact(table, [&](const detail::candidate& c) { return c.where == on && c.algo != algorithm::automatic; });
   if (!best) return algorithm::four_list;  // none fits: the four-list's plan is the smallest, its refusal says why
