@@ -237,3 +237,24 @@ TEST(Planner, RowsFoldTakesThePlannersChoice) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Planner, RowsRaceTheLatticeWhereTheExactSearchTakesASecondOrMore) {
+  const std::string data = std::string(SSUM_SOURCE_DIR);
+  const ssum::rows_problem slow = ssum::read_rows(data + "/bench/data/marketsplit/ms_07_050_001.dat");
+  const ssum::rows_problem quick = ssum::read_rows(data + "/tests/data/marketsplit/ms_04_050_001.dat");
+  const ssum::plan_table s = ssum::explain_rows(ssum::backend::cpu, 2, slow, {});
+  const ssum::plan_table q = ssum::explain_rows(ssum::backend::cpu, 2, quick, {});
+  ASSERT_EQ(s.candidates.back().algorithm, "lattice");
+  ASSERT_EQ(q.candidates.back().algorithm, "lattice");
+  if (!s.candidates.back().takes) GTEST_SKIP() << "this build has no fplll: " << s.candidates.back().why;
+  EXPECT_EQ(s.candidates.back().role, "races");
+  EXPECT_EQ(q.candidates.back().role, "") << "an exact search of milliseconds runs alone";
+  // A count is the exact algorithms' alone.
+  ssum::solve_options count;
+  count.count = true;
+  EXPECT_EQ(ssum::explain_rows(ssum::backend::cpu, 2, slow, count).candidates.back().role, "");
+}
+
+}  // namespace
