@@ -125,6 +125,17 @@ TEST(CliMpi, OtherPlansRunOnRankZeroAlone) {
   EXPECT_EQ(r.out.substr(0, r.out.find('\n')), alone.out.substr(0, alone.out.find('\n')));
 }
 
+// --explain under mpirun: rank 0 prints the table, once.
+TEST(CliMpi, ExplainPrintsOneTable) {
+  SKIP_WITHOUT_MPI();
+  const fs::path file = write_file("mpi_explain.txt", run("gen random -n 30 --seed 2").out);
+  const auto r = mpirun(3, "solve --explain " + file.string());
+  EXPECT_EQ(r.code, 0) << r.err;
+  std::size_t plans = 0;
+  for (std::size_t at = r.out.find("\nplan: "); at != std::string::npos; at = r.out.find("\nplan: ", at + 1)) ++plans;
+  EXPECT_EQ(plans, 1u) << r.out;
+}
+
 // Bad input on rank 0 ends every rank with its exit code, said once.
 TEST(CliMpi, BadInputEndsEveryRank) {
   SKIP_WITHOUT_MPI();

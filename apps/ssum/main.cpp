@@ -343,6 +343,7 @@ int run_solve(const solve_args& args) {
     if (!shared) return code;  // rank 0 says why
   }
   const ssum::problem p = shared ? std::move(*shared) : read_input();
+  if (args.explain && g_job && g_job->rank() != 0) return found;  // rank 0 prints the table
 #else
   const ssum::problem p = read_input();
 #endif
