@@ -26,6 +26,7 @@
 #include "solver/frame.hpp"
 #include "solver/lattice/lattice_rows.hpp"
 #include "solver/planner.hpp"
+#include "solver/rows/lattice_race.hpp"
 #include "solver/reductions.hpp"
 #include "solver/dp/count_dp.hpp"
 #include "ssum/errors.hpp"
@@ -112,113 +113,6 @@ bool lattice_races(const rows_problem& p, const solve_options& o, unsigned threa
   if (!lattice_takes(p, o) || !o.checkpoint.empty() || o.share) return false;
   const unsigned team = detail::host_share_for(threads, o).threads;
   return team >= 4 || p.columns() >= 80 || exact_seconds(p, o, threads) >= lattice_race_from_seconds;
-}
-
-// The exact search (`exact`, on the threads it is given) on all threads but one and the
-// lattice stage on that one; the first subset stops the other. The lattice's finding nothing
-// is no answer: the exact search's verdict stands, with its method ("fold", "fold and check"),
-// or "lattice" with the lattice's subset.
-using exact_search = std::function<rows_solution(const solve_options&, unsigned)>;
-rows_solution race_lattice(backend which, unsigned threads, const rows_problem& p, const solve_options& o,
-                           detail::clock_type::time_point start, const exact_search& exact) {
-  std::atomic<bool> stop{false}, never{false}, lattice_stop{false}, lattice_found{false};
-  detail::lattice_result found;
-  std::thread lattice([&] {
-    try {
-      detail::lattice_options lo;
-      lo.cancel = &lattice_stop;
-      lo.time_limit = o.time_limit;
-      found = detail::solve_rows_lattice(p, lo);
-      if (!found.subsets.empty()) {
-        lattice_found.store(true);
-        stop.store(true);
-      }
-    } catch (...) {
-      // An error of the lattice stage (its memory, fplll) leaves the exact search to answer alone.
-    }
-  });
-  struct joiner {
-    std::thread& t;
-    std::atomic<bool>& flag;
-    ~joiner() {
-      flag.store(true);
-      if (t.joinable()) t.join();
-    }
-  } join_at_end{lattice, lattice_stop};
-  solve_options stoppable = o;
-  stoppable.cancel = &stop;
-  // The caller's cancel reaches the exact search through `stop`, as a time limit does.
-  const detail::deadline_watch relay(detail::clock_type::time_point::max(), o.cancel, stop, never);
-  const unsigned team = detail::host_share_for(threads, o).threads;
-  const unsigned exact_threads = which == backend::cuda ? threads : std::max(1u, team - 1);
-  rows_solution out;
-  try {
-    out = exact(stoppable, exact_threads);
-  } catch (const interrupted&) {
-    if (!lattice_found.load()) throw;
-  }
-  lattice_stop.store(true);
-  lattice.join();  // `found` is read below
-  out.lattice_seconds = found.reduce_seconds + found.enumerate_seconds;
-  const solution& answer = out.answer;
-  if (lattice_found.load() && answer.status == status::infeasible && !answer.algorithm.empty()) {
-    throw std::logic_error("internal error: the exact search proved that no subset meets the rows, the lattice found one");
-  }
-  if (!lattice_found.load() || answer.feasible) {  // the exact search's answer, with its plan
-    out.answer.plan.reason += "; the lattice stage ran beside it on one thread";
-    return out;
-  }
-  out.method = "lattice";
-  solution& s = out.answer;
-  s = solution{};
-  s.status = status::feasible;
-  s.feasible = true;
-  s.subset = found.subsets.front();
-  if (!is_rows_certificate(p, s.subset)) throw std::logic_error("internal error: the lattice's subset does not meet every row");
-  s.algorithm = "lattice";
-  s.backend = "cpu";
-  s.threads = 1;
-  s.plan = {"lattice", "cpu",
-            "the lattice stage (fplll's reduction, a {0,1} enumeration) on one thread beside the exact search, "
-            "which it stopped"};
-  s.seconds.search = out.lattice_seconds;
-  s.seconds.total = detail::seconds_since(start);
-  return out;
-}
-
-// Under automatic, where no exact algorithm can take the rows (their memory, their items, their
-// reach): the lattice stage alone, on one thread, within the time limit. It finds a subset or
-// answers unknown, never infeasible; `refusal` says why the exact search did not run.
-rows_solution lattice_alone(const rows_problem& p, const solve_options& o, const std::string& why,
-                            detail::clock_type::time_point start) {
-  std::atomic<bool> stop{false}, never{false};
-  const detail::deadline_watch relay(detail::clock_type::time_point::max(), o.cancel, stop, never);
-  detail::lattice_options lo;
-  lo.cancel = &stop;
-  lo.time_limit = o.time_limit;
-  const detail::lattice_result found = detail::solve_rows_lattice(p, lo);
-  if (found.subsets.empty() && found.cancelled && o.cancel && o.cancel->load()) throw interrupted();
-  rows_solution out;
-  out.method = "lattice";
-  out.lattice_seconds = found.reduce_seconds + found.enumerate_seconds;
-  solution& s = out.answer;
-  s.algorithm = "lattice";
-  s.backend = "cpu";
-  s.threads = 1;
-  s.plan = {"lattice", "cpu",
-            why + ": the lattice stage (fplll's reduction, a {0,1} enumeration) runs alone; it finds subsets, "
-                  "it cannot prove that none exists"};
-  if (!found.subsets.empty()) {
-    s.status = status::feasible;
-    s.feasible = true;
-    s.subset = found.subsets.front();
-    if (!is_rows_certificate(p, s.subset)) throw std::logic_error("internal error: the lattice's subset does not meet every row");
-  } else {
-    s.status = status::unknown;
-  }
-  s.seconds.search = out.lattice_seconds;
-  s.seconds.total = detail::seconds_since(start);
-  return out;
 }
 
 // Past 127 bits: the rows that fold (`part`, their sum `single`) have every subset listed, each
@@ -318,7 +212,7 @@ rows_solution solve_rows(backend which, unsigned threads, const rows_problem& p,
     if (options.share) throw std::invalid_argument("the lattice stage runs in one process: it is not shared among MPI ranks");
     if (which == backend::cuda) throw backend_unavailable("the lattice stage runs on the host (--backend cpu or auto)");
     if (!detail::lattice_available()) throw backend_unavailable("this build of ssum has no fplll: the lattice stage is not built");
-    rows_solution named = lattice_alone(p, options, "the lattice stage was asked for", start);
+    rows_solution named = detail::lattice_alone(p, options, "the lattice stage was asked for", start);
     named.encoding_bits = out.encoding_bits;
     return named;
   }
@@ -338,7 +232,7 @@ rows_solution solve_rows(backend which, unsigned threads, const rows_problem& p,
       if (std::string(e.what()).find("takes") == std::string::npos) throw;  // a bad argument, not the instance
       refusal = e.what();
     }
-    rows_solution alone = lattice_alone(p, options, "no exact algorithm can take these rows (" + refusal + ")", start);
+    rows_solution alone = detail::lattice_alone(p, options, "no exact algorithm can take these rows (" + refusal + ")", start);
     alone.encoding_bits = rows_encoding_bits(p);
     return alone;
   };
@@ -347,7 +241,7 @@ rows_solution solve_rows(backend which, unsigned threads, const rows_problem& p,
       solve_options o = options;
       const bool four = automatic && fold_algorithm(which, threads, folded->single, o) == algorithm::four_list;
       if (four) o.algo = algorithm::four_list;
-      const exact_search exact = [&](const solve_options& e, unsigned exact_threads) {
+      const detail::exact_search exact = [&](const solve_options& e, unsigned exact_threads) {
         rows_solution r;
         r.method = "fold";
         r.answer = solve(which, exact_threads, folded->single, e);
@@ -356,7 +250,7 @@ rows_solution solve_rows(backend which, unsigned threads, const rows_problem& p,
       // A plan the exact search refuses is refused at once, before the lattice's first
       // reduction (an uninterruptible BKZ tour) starts.
       if (races) (void)detail::choose(folded->single, o, which, threads, 0);
-      rows_solution out = races ? race_lattice(which, threads, p, o, start, exact) : exact(o, threads);
+      rows_solution out = races ? detail::race_lattice(which, threads, p, o, start, exact) : exact(o, threads);
       out.rows_folded = p.rows.size();
       out.encoding_bits = rows_encoding_bits(p);
       if (out.method == "lattice") return out;
@@ -393,11 +287,11 @@ rows_solution solve_rows(backend which, unsigned threads, const rows_problem& p,
   if (some->infeasible_by_bounds) {  // cannot happen: the whole instance passed its bounds
     throw std::logic_error("internal error: a part of the rows is out of bounds when the whole is not");
   }
-  const exact_search exact = [&](const solve_options& e, unsigned exact_threads) {
+  const detail::exact_search exact = [&](const solve_options& e, unsigned exact_threads) {
     return fold_and_check(exact_threads, p, part, some->single, e, rows_encoding_bits(p), start);
   };
   return or_lattice([&] {
-    rows_solution checked = races ? race_lattice(which, threads, p, options, start, exact) : exact(options, threads);
+    rows_solution checked = races ? detail::race_lattice(which, threads, p, options, start, exact) : exact(options, threads);
     checked.rows_folded = part.rows.size();
     checked.encoding_bits = rows_encoding_bits(p);
     return checked;

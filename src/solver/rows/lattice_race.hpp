@@ -1,0 +1,31 @@
+#pragma once
+// Internal: the lattice stage (lattice/lattice_rows.hpp) beside an exact search, or alone
+// where no exact algorithm can take the instance: several rows (rows/solve_rows.cpp) and one
+// sum of low density (solve.cpp). The lattice finds subsets; its finding nothing is never an
+// answer of "none".
+#include <functional>
+#include <string>
+
+#include "solver/frame.hpp"
+#include "ssum/solve_rows.hpp"
+
+namespace ssum::detail {
+
+/// The exact search, on the threads it is given, with the options it is given (their cancel
+/// raised when the lattice finds a subset first).
+using exact_search = std::function<rows_solution(const solve_options&, unsigned)>;
+
+/// The exact search (`exact`) on all threads but one and the lattice stage on that one; the
+/// first subset stops the other. The lattice's finding nothing is no answer: the exact
+/// search's verdict stands, with its method, or "lattice" with the lattice's subset (verified
+/// on every row). Throws what the exact search throws (ssum::interrupted on the caller's cancel
+/// unless the lattice found a subset).
+rows_solution race_lattice(backend which, unsigned threads, const rows_problem& p, const solve_options& o,
+                           clock_type::time_point start, const exact_search& exact);
+
+/// The lattice stage alone, on one thread, within o.time_limit: "feasible" with a verified
+/// subset, or "unknown"; ssum::interrupted on o.cancel. `why` opens the plan's reason.
+rows_solution lattice_alone(const rows_problem& p, const solve_options& o, const std::string& why,
+                            clock_type::time_point start);
+
+}  // namespace ssum::detail
