@@ -13,6 +13,7 @@
 
 #include "solver/choose.hpp"
 #include "solver/completion/completion_search.hpp"
+#include "solver/lattice/one_sum_lattice.hpp"
 #include "solver/completion/greedy_fill.hpp"
 #include "solver/deadline_watch.hpp"
 #include "solver/dp/balanced_dp.hpp"
@@ -265,6 +266,9 @@ solution whole(detail::clock_type::time_point start, solution result) {
 }  // namespace
 
 solution solve(const cpu& policy, const problem& p, const solve_options& options) {
+  if (std::optional<solution> found = detail::solve_one_sum_with_lattice(backend::cpu, policy.threads, p, options)) {
+    return *found;
+  }
   const auto start = detail::clock_type::now();
   return whole(start, within_time_limit(options, [&](const solve_options& o, solution& chosen) {
     detail::choice c = detail::choose(p, o, backend::cpu, policy.threads, 0);
@@ -288,6 +292,7 @@ solution solve(const cuda& policy, const problem& p, const solve_options& option
 }
 
 solution solve(backend which, unsigned threads, const problem& p, const solve_options& options) {
+  if (std::optional<solution> found = detail::solve_one_sum_with_lattice(which, threads, p, options)) return *found;
   const auto start = detail::clock_type::now();
   return whole(start, within_time_limit(options, [&](const solve_options& o, solution& chosen) {
     detail::choice c = detail::choose(p, o, which, threads, 0);

@@ -121,4 +121,24 @@ rows_solution lattice_alone(const rows_problem& p, const solve_options& o, const
   return out;
 }
 
+rows_solution lattice_instead(const rows_problem& p, const solve_options& o, const std::exception_ptr& refused,
+                              const std::string& why, clock_type::time_point start) {
+  solve_options limited = o;
+  const bool bounded = !deadline_after(o.time_limit, start).has_value();
+  if (bounded) limited.time_limit = lattice_alone_seconds;
+  rows_solution out = lattice_alone(p, limited, why, start);
+  if (out.answer.status != status::unknown || !bounded) return out;
+  const std::string tried = "; the lattice stage found nothing in " + std::to_string(int(lattice_alone_seconds)) +
+                            " s (a time limit lets it search longer)";
+  try {
+    std::rethrow_exception(refused);
+  } catch (const insufficient_memory& e) {
+    throw insufficient_memory(e.what() + tried, e.bytes_needed(), e.bytes_available());
+  } catch (const out_of_reach& e) {
+    throw out_of_reach(e.what() + tried);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(e.what() + tried);
+  }
+}
+
 }  // namespace ssum::detail

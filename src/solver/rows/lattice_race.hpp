@@ -3,6 +3,7 @@
 // where no exact algorithm can take the instance: several rows (rows/solve_rows.cpp) and one
 // sum of low density (solve.cpp). The lattice finds subsets; its finding nothing is never an
 // answer of "none".
+#include <exception>
 #include <functional>
 #include <string>
 
@@ -27,5 +28,14 @@ rows_solution race_lattice(backend which, unsigned threads, const rows_problem& 
 /// subset, or "unknown"; ssum::interrupted on o.cancel. `why` opens the plan's reason.
 rows_solution lattice_alone(const rows_problem& p, const solve_options& o, const std::string& why,
                             clock_type::time_point start);
+
+/// Without a time limit the lattice alone searches this long before the refusal stands.
+constexpr double lattice_alone_seconds = 60;
+
+/// Where every exact algorithm refused the instance (`refused`, its refusal): the lattice alone
+/// (lattice_alone) within o.time_limit, or without one within lattice_alone_seconds, after
+/// which the refusal is thrown again, saying that the lattice found nothing.
+rows_solution lattice_instead(const rows_problem& p, const solve_options& o, const std::exception_ptr& refused,
+                              const std::string& why, clock_type::time_point start);
 
 }  // namespace ssum::detail

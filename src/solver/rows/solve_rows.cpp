@@ -222,17 +222,19 @@ rows_solution solve_rows(backend which, unsigned threads, const rows_problem& p,
   const auto or_lattice = [&](auto&& exact_path) -> rows_solution {
     if (!automatic || !lattice_takes(p, options)) return exact_path();
     std::string refusal;
+    std::exception_ptr refused;
     try {
       return exact_path();
     } catch (const insufficient_memory& e) {
-      refusal = e.what();
+      refusal = e.what(), refused = std::current_exception();
     } catch (const out_of_reach& e) {
-      refusal = e.what();
+      refusal = e.what(), refused = std::current_exception();
     } catch (const std::invalid_argument& e) {
       if (std::string(e.what()).find("takes") == std::string::npos) throw;  // a bad argument, not the instance
-      refusal = e.what();
+      refusal = e.what(), refused = std::current_exception();
     }
-    rows_solution alone = detail::lattice_alone(p, options, "no exact algorithm can take these rows (" + refusal + ")", start);
+    rows_solution alone =
+        detail::lattice_instead(p, options, refused, "no exact algorithm can take these rows (" + refusal + ")", start);
     alone.encoding_bits = rows_encoding_bits(p);
     return alone;
   };
