@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -120,18 +121,65 @@ bool same_matrix(const integer_matrix& a, const integer_matrix& b) {
   return true;
 }
 
-// BKZ one tour per fplll call, so that cancel and the clock are looked at between tours
-// (a tour itself runs to its end); stops when a tour leaves the basis unchanged.
-void bkz_in_tours(integer_matrix& kernel, int block_size, stop_check& should_stop) {
-  std::vector<fplll::Strategy> strategies;  // empty: fplll fills in plain ones
-  for (int tour = 0; tour < 64 && !should_stop(); ++tour) {
-    const double left = should_stop.seconds_left();
-    int flags = fplll::BKZ_MAX_LOOPS;
-    if (left > 0) flags |= fplll::BKZ_MAX_TIME;
-    fplll::BKZParam param(block_size, strategies, fplll::LLL_DEF_DELTA, flags, 1, left);
-    const integer_matrix before = kernel;
-    fplll::bkz_reduction(&kernel, nullptr, param);
-    if (same_matrix(before, kernel)) break;
+// The subset that the lattice vector v (first n + 1 coordinates, entries +-1) stands for, when
+// it is one and it answers p exactly.
+std::optional<std::vector<std::size_t>> subset_of(const rows_problem& p, const std::vector<std::int64_t>& v) {
+  for (std::int64_t e : v)
+    if (e != 1 && e != -1) return std::nullopt;
+  const std::int64_t chosen = -v.back();  // x_j = 1 where v_j = -v_extra
+  std::vector<std::size_t> subset;
+  for (std::size_t t = 0; t + 1 < v.size(); ++t)
+    if (v[t] == chosen) subset.push_back(t);
+  if (!is_rows_certificate(p, subset)) return std::nullopt;
+  return subset;
+}
+
+// fplll's shipped BKZ 2.0 strategies (pruning and preprocessing per block size), loaded once;
+// empty when the file is missing or unreadable (fplll then fills in plain ones, no pruning).
+const std::vector<fplll::Strategy>& shipped_strategies() {
+  static const std::vector<fplll::Strategy> strategies = [] {
+    try {
+      const std::string path = fplll::strategy_full_path(fplll::default_strategy());
+      if (path.empty()) return std::vector<fplll::Strategy>{};
+      return fplll::load_strategies_json(path);
+    } catch (...) {
+      return std::vector<fplll::Strategy>{};
+    }
+  }();
+  return strategies;
+}
+
+// One BKZ tour of block size `block_size`, one fplll call (a tour itself runs to its end);
+// true when it changed the basis.
+bool bkz_tour(integer_matrix& kernel, int block_size, stop_check& should_stop) {
+  std::vector<fplll::Strategy> strategies;
+  if (static_cast<int>(shipped_strategies().size()) > block_size) strategies = shipped_strategies();
+  const double left = should_stop.seconds_left();
+  int flags = fplll::BKZ_MAX_LOOPS;
+  if (left > 0) flags |= fplll::BKZ_MAX_TIME;
+  fplll::BKZParam param(block_size, strategies, fplll::LLL_DEF_DELTA, flags, 1, left);
+  const integer_matrix before = kernel;
+  fplll::bkz_reduction(&kernel, nullptr, param);
+  return !same_matrix(before, kernel);
+}
+
+// Progressive BKZ 2.0 (block sizes 10, 20, ... up to `block_size`), one tour per fplll call so
+// that cancel and the clock are looked at between tours; `direct` is shown the basis after
+// each tour and stops the reduction when it returns true (a basis row that is a solution).
+template <class Direct>
+void bkz_in_tours(integer_matrix& kernel, int block_size, stop_check& should_stop, Direct direct) {
+  std::vector<int> schedule;
+  for (int b = 10; b < block_size; b += 10) schedule.push_back(b);
+  schedule.push_back(block_size);
+  for (std::size_t step = 0; step < schedule.size(); ++step) {
+    const bool last = step + 1 == schedule.size();
+    const int tours = last ? 8 : 2;
+    for (int tour = 0; tour < tours; ++tour) {
+      if (should_stop()) return;
+      const bool changed = bkz_tour(kernel, schedule[step], should_stop);
+      if (direct(kernel)) return;
+      if (!changed) break;
+    }
   }
 }
 
@@ -150,10 +198,35 @@ class plus_minus_one_enumeration {
       result_.exhausted = true;
       return;
     }
+    // Limited discrepancy search: pass K visits the paths whose discrepancy (the sum over the
+    // levels of the zig-zag position of the coefficient, 0 for the one nearest the center) is
+    // at most K and takes the leaves of discrepancy exactly K, so that the paths near the
+    // rounded centers, where the solutions of a well reduced basis tend to lie, come first;
+    // the last pass takes every leaf of discrepancy above the passes before it, so the whole
+    // tree is still covered, each leaf once.
+    const std::int64_t passes = 8;
+    for (std::int64_t budget = 0; budget < passes; ++budget) {
+      const pass_end end = pass(budget, budget);
+      if (end == pass_end::stopped) return;
+      if (end == pass_end::complete) {  // no branch was cut: that was the whole tree
+        result_.exhausted = true;
+        return;
+      }
+    }
+    if (pass(std::numeric_limits<std::int64_t>::max() / 4, passes) == pass_end::complete) result_.exhausted = true;
+  }
+
+ private:
+  enum class pass_end { stopped, complete, cut };
+
+  // One depth-first pass over the paths of discrepancy at most `budget`, taking the leaves of
+  // discrepancy at least `least`.
+  pass_end pass(std::int64_t budget, std::int64_t least) {
+    bool cut = false;
     const long double d = static_cast<long double>(d_);
     // Slack for rounding: the exact squared norm is d, and <pi_i(v), v> <= ||pi_i(v)||_1.
     const long double norm_bound = d * (1 + 1e-10L) + 1e-9L, hoelder_slack = d * 1e-10L + 1e-9L;
-    std::vector<std::int64_t> u(k_), first(k_), sign(k_), turn(k_);
+    std::vector<std::int64_t> u(k_), first(k_), sign(k_), turn(k_), discrepancy(k_ + 1, 0);
     std::vector<long double> center(k_), partial(k_ + 1, 0);
     std::vector<bool> above_zero(k_);  // all coefficients above this level are 0
     // pi_i(v) in double: it only prunes, and double halves the cost of the node's inner loop.
@@ -187,14 +260,25 @@ class plus_minus_one_enumeration {
     above_zero[i] = true;
     enter(i);
     for (;;) {
-      if ((++result_.nodes & 0xFFFF) == 0 && should_stop_()) return;
+      if ((++result_.nodes & 0xFFFF) == 0 && should_stop_()) return pass_end::stopped;
+      if (discrepancy[i + 1] + turn[i] > budget) {  // so are the siblings still to come: go up
+        cut = true;
+        if (++i == k_) return pass_end::cut;
+        advance(i);
+        continue;
+      }
       const long double y = static_cast<long double>(u[i]) - center[i];
       const long double level_norm = partial[i + 1] + y * y * b_star_norm_[i];
-      if (level_norm > norm_bound) {  // so are the siblings still to come: go up
-        if (++i == k_) {
-          result_.exhausted = true;
-          return;
-        }
+      // Beyond the norm, or |y| = |<v, b*_i>| / B_i beyond ||b*_i||_1 / B_i: so are the
+      // siblings still to come (their |y| never decreases): go up.
+      if (level_norm > norm_bound || std::fabs(y) > offset_bound_[i]) {
+        if (++i == k_) return cut ? pass_end::cut : pass_end::complete;
+        advance(i);
+        continue;
+      }
+      // u_i = <v, d_i> with d_i the dual basis vector: |u_i| <= ||d_i||_1. Skips this
+      // coefficient only (the zig-zag goes on to the other side).
+      if (u[i] > dual_bound_[i] || u[i] < -dual_bound_[i]) {
         advance(i);
         continue;
       }
@@ -217,17 +301,17 @@ class plus_minus_one_enumeration {
         continue;
       }
       if (i == 0) {
-        if (found(u, projection[0])) return;
+        if (discrepancy[1] + turn[0] >= least && found(u, projection[0])) return pass_end::stopped;
         advance(i);
         continue;
       }
       partial[i] = level_norm;
+      discrepancy[i] = discrepancy[i + 1] + turn[i];
       above_zero[i - 1] = above_zero[i] && u[i] == 0;
       enter(--i);
     }
   }
 
- private:
   // Modified Gram-Schmidt in long double from the exact integer basis.
   void gram_schmidt() {
     b_star_.assign(k_, std::vector<long double>(d_));
@@ -244,6 +328,13 @@ class plus_minus_one_enumeration {
       }
       for (std::size_t t = 0; t < d_; ++t) b_star_norm_[i] += b[t] * b[t];
     }
+    offset_bound_.assign(k_, 0);
+    for (std::size_t i = 0; i < k_; ++i) {
+      long double l1 = 0;
+      for (long double x : b_star_[i]) l1 += std::fabs(x);
+      offset_bound_[i] = l1 / b_star_norm_[i] * (1 + 1e-9L) + 1e-9L;
+    }
+    dual_bounds();
     mu_t_.assign(k_, std::vector<long double>(k_, 0));
     for (std::size_t i = 0; i < k_; ++i)
       for (std::size_t j = 0; j < i; ++j) mu_t_[j][i] = mu_[i][j];
@@ -266,6 +357,45 @@ class plus_minus_one_enumeration {
     }
   }
 
+  // dual_bound_[i] = floor(||d_i||_1) (with rounding slack), d_i the rows of (B B^T)^-1 B: the
+  // dual basis in the span of B, so that u_i = <v, d_i> for v = u B.
+  void dual_bounds() {
+    std::vector<std::vector<long double>> g(k_, std::vector<long double>(2 * k_, 0));
+    for (std::size_t i = 0; i < k_; ++i) {
+      for (std::size_t j = 0; j < k_; ++j) {
+        long double dot = 0;
+        for (std::size_t t = 0; t < d_; ++t)
+          dot += static_cast<long double>(basis_[i][t]) * static_cast<long double>(basis_[j][t]);
+        g[i][j] = dot;
+      }
+      g[i][k_ + i] = 1;
+    }
+    for (std::size_t c = 0; c < k_; ++c) {  // Gauss-Jordan, partial pivoting
+      std::size_t pivot = c;
+      for (std::size_t r = c + 1; r < k_; ++r)
+        if (std::fabs(g[r][c]) > std::fabs(g[pivot][c])) pivot = r;
+      std::swap(g[c], g[pivot]);
+      const long double inverse = 1 / g[c][c];
+      for (long double& x : g[c]) x *= inverse;
+      for (std::size_t r = 0; r < k_; ++r) {
+        if (r == c || g[r][c] == 0) continue;
+        const long double f = g[r][c];
+        for (std::size_t t = c; t < 2 * k_; ++t) g[r][t] -= f * g[c][t];
+      }
+    }
+    dual_bound_.assign(k_, 0);
+    for (std::size_t i = 0; i < k_; ++i) {
+      long double l1 = 0;
+      for (std::size_t t = 0; t < d_; ++t) {
+        long double x = 0;
+        for (std::size_t j = 0; j < k_; ++j) x += g[i][k_ + j] * static_cast<long double>(basis_[j][t]);
+        l1 += std::fabs(x);
+      }
+      const long double bound = std::floor(l1 * (1 + 1e-9L) + 1e-6L);
+      dual_bound_[i] = bound > 1e15L ? std::int64_t(1) << 50 : static_cast<std::int64_t>(bound);
+    }
+  }
+
   // A leaf: v (approximately `approx`) is checked exactly, turned into x and verified.
   // True when the call has all the solutions it wants.
   bool found(const std::vector<std::int64_t>& u, const std::vector<double>& approx) {
@@ -280,12 +410,9 @@ class plus_minus_one_enumeration {
       v[t] = static_cast<std::int64_t>(s);
       if (v[t] != 1 && v[t] != -1) return false;
     }
-    const std::int64_t chosen = -v[d_ - 1];  // x_j = 1 where v_j = -v_extra
-    std::vector<std::size_t> subset;
-    for (std::size_t t = 0; t + 1 < d_; ++t)
-      if (v[t] == chosen) subset.push_back(t);
-    if (!is_rows_certificate(p_, subset)) return false;
-    result_.subsets.push_back(std::move(subset));
+    std::optional<std::vector<std::size_t>> subset = subset_of(p_, v);
+    if (!subset) return false;
+    result_.subsets.push_back(std::move(*subset));
     return o_.limit != 0 && result_.subsets.size() >= o_.limit;
   }
 
@@ -296,7 +423,8 @@ class plus_minus_one_enumeration {
   lattice_result& result_;
   stop_check& should_stop_;
   std::vector<std::vector<long double>> b_star_, mu_, mu_t_;  // mu_t_[j][i] = mu_[i][j]
-  std::vector<long double> b_star_norm_;
+  std::vector<long double> b_star_norm_, offset_bound_;
+  std::vector<std::int64_t> dual_bound_;
   std::vector<std::vector<double>> b_star_double_, coordinate_bound_;
 };
 
@@ -352,11 +480,31 @@ lattice_result solve_rows_lattice(const rows_problem& p, const lattice_options& 
     return result;
   }
   const int dimension = static_cast<int>(kernel_dimension);
-  int block_size = o.block_size > 0 ? o.block_size : 20;
+  int block_size = o.block_size > 0 ? o.block_size : 40;
   block_size = std::min(block_size, dimension);
-  if (block_size >= 3) bkz_in_tours(*kernel, block_size, should_stop);
+  // With one solution wanted, a basis row that is one ends the search (with more, the
+  // enumeration lists it, and listing it here too would give it twice).
+  auto direct = [&](const integer_matrix& reduced) {
+    if (o.limit != 1) return false;
+    std::vector<std::int64_t> v(reduced.get_cols());
+    for (int r = 0; r < reduced.get_rows(); ++r) {
+      bool small = true;
+      for (int c = 0; c < reduced.get_cols() && small; ++c) {
+        small = mpz_cmpabs_ui(reduced[r][c].get_data(), 1) == 0;
+        if (small) v[c] = reduced[r][c].get_si();
+      }
+      if (!small) continue;
+      if (std::optional<std::vector<std::size_t>> subset = subset_of(p, v)) {
+        result.subsets.push_back(std::move(*subset));
+        return true;
+      }
+    }
+    return false;
+  };
+  if (block_size >= 3) bkz_in_tours(*kernel, block_size, should_stop, direct);
+  else direct(*kernel);
   result.reduce_seconds = seconds_since(start);
-  if (should_stop()) return result;
+  if (!result.subsets.empty() || should_stop()) return result;
 
   const auto enumerate_start = clock_type::now();
   std::vector<std::vector<std::int64_t>> basis = small_basis(*kernel);

@@ -10,13 +10,18 @@
 // entries +-1 in the first n + 1 coordinates and 0 in the last m. The extra coordinate (as in
 // Wassermann's solvediophant) fixes the coefficient of b_{n+1} to +-1. fplll reduces the
 // basis (LLL, with N large enough that the vectors with a zero tail come first), the
-// zero-tail vectors span the kernel lattice (dimension n + 1 - rank [A | b]), BKZ reduces
-// that, and a Schnorr-Euchner depth-first enumeration (Schnorr and Euchner, Math.
-// Programming 66, 1994) lists its vectors of squared norm n + 1, pruned by the norm and by
+// zero-tail vectors span the kernel lattice (dimension n + 1 - rank [A | b]), progressive
+// BKZ 2.0 (block sizes 10, 20, 30, 40, fplll's shipped pruning strategies, one tour per call)
+// reduces that, a basis row that is a solution ends the search, and a Schnorr-Euchner
+// enumeration (Schnorr and Euchner, Math. Programming 66, 1994), depth first within limited
+// discrepancy passes (Harvey and Ginsberg, IJCAI 1995: the paths nearest the rounded centers
+// first, as in solvediophant; the last pass covers the rest of the tree, each leaf once),
+// lists its vectors of squared norm n + 1, pruned by the norm and by
 // the Hoelder bound ||pi_i(v)||_2^2 = <pi_i(v), v> <= ||pi_i(v)||_1 ||v||_inf (Ritter's
 // p-norm pruning, which Wassermann's solvediophant uses for 0/1 problems; Wassermann,
 // "Attacking the market split problem with lattice point enumeration", J. Comb. Optim. 6,
-// 2002) and by the coordinate bound |pi_i(v)_t| = |<v, pi_i(e_t)>| <= ||pi_i(e_t)||_1. Each
+// 2002), by the coordinate bound |pi_i(v)_t| = |<v, pi_i(e_t)>| <= ||pi_i(e_t)||_1, by
+// |<v, b*_i>| <= ||b*_i||_1 and by the dual basis, |u_i| = |<v, d_i>| <= ||d_i||_1. Each
 // candidate is checked exactly (integer arithmetic, then is_rows_certificate) before it is
 // handed out; v and -v give the same x, so only one of each pair is visited.
 //
@@ -40,8 +45,8 @@ struct lattice_options {
   /// Seconds for the whole call, 0 for none: checked where `cancel` is, and handed to fplll
   /// as its own BKZ time limit.
   double time_limit = 0;
-  /// BKZ block size; 0 chooses (20, or the kernel's dimension when smaller); 1 or 2 is
-  /// LLL only.
+  /// Largest BKZ block size of the progressive schedule; 0 chooses (40, or the kernel's
+  /// dimension when smaller); 1 or 2 is LLL only.
   int block_size = 0;
   /// Solutions wanted; 0 for all that the enumeration reaches.
   std::uint64_t limit = 1;
