@@ -19,6 +19,8 @@
 #include "solver/dp/count_dp.hpp"
 #include "solver/four_list/four_list_cpu.hpp"
 #include "solver/four_list/four_list_cuda.hpp"
+#include "solver/lattice/one_sum_lattice.hpp"
+#include "solver/rows/lattice_race.hpp"
 #include "solver/plan_words.hpp"
 #include "solver/two_list/two_list_cpu.hpp"
 #include "solver/two_list/two_list_merging.hpp"
@@ -311,7 +313,28 @@ plan_table explain_one_sum(backend which, unsigned threads, const problem& p, co
 namespace ssum {
 
 plan_table explain(backend which, unsigned threads, const problem& p, const solve_options& options) {
-  return detail::explain_one_sum(which, threads, p, options, false);
+  plan_table t = detail::explain_one_sum(which, threads, p, options, false);
+  // The lattice stage on one sum of low density (lattice/one_sum_lattice.hpp).
+  std::string refusal;
+  const std::string role = detail::one_sum_lattice_role(which, threads, p, options, &refusal);
+  if (role.empty()) return t;
+  plan_candidate lattice;
+  lattice.algorithm = "lattice";
+  lattice.backend = "cpu";
+  lattice.takes = lattice.fits = true;
+  lattice.exact = false;
+  lattice.why = "a low-density sum: fplll's reduction and a {0,1} enumeration on one thread; no model of its time";
+  if (role == "alone") {
+    lattice.role = "chosen";
+    t.chosen = {"lattice", "cpu", "no exact algorithm can take this instance (" + refusal +
+                                      "), so the lattice stage runs alone (without a time limit for at most " +
+                                      std::to_string(int(detail::lattice_alone_seconds)) + " s)"};
+    t.refusal.clear();
+  } else {
+    lattice.role = "races";
+  }
+  t.candidates.push_back(lattice);
+  return t;
 }
 
 }  // namespace ssum
