@@ -1,6 +1,7 @@
 // The CUDA two-list solver (ssum::solve with ssum::cuda) against brute force and the host
 // solver: verdicts, counts, certificates (re-verified here), signed and zero-sum instances
 // (the empty subset's pair), the generator classes, errors. Skipped without a device.
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -49,6 +50,23 @@ TEST(CudaSolve, MatchesBruteForceWithCounts) {
     if (::testing::Test::HasFatalFailure()) return;
   }
   EXPECT_GT(feasible_seen, 200);
+}
+
+// A device reset between two solves (another library's cudaDeviceReset, or the driver's
+// primary-context reset) frees the solver's kept device memory: the next solve allocates
+// anew instead of using the dead pointer, and answers as before.
+TEST(CudaSolve, AnswersAfterADeviceReset) {
+  SKIP_WITHOUT_DEVICE();
+  const ssum::problem p = ssum::generate("planted", 40, std::nullopt, 3);
+  const ssum::solution before = ssum::solve(ssum::cuda{}, p, {});
+  expect_verdict(p, before, true, "before the reset");
+  ASSERT_EQ(cudaDeviceReset(), cudaSuccess);
+  for (int again = 0; again < 2; ++again) {
+    const ssum::solution after = ssum::solve(ssum::cuda{}, p, {});
+    expect_verdict(p, after, true, "after the reset");
+  }
+  ssum::release_cuda_memory();  // nothing stale is freed twice
+  EXPECT_EQ(ssum::cuda_memory_kept(), 0u);
 }
 
 // The empty subset's pair of sums is the only match, or shares its sums with another subset,

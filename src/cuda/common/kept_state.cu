@@ -13,6 +13,10 @@
 namespace ssum::cuda_detail {
 namespace {
 
+constexpr std::size_t slot_count = 64;
+
+}  // namespace
+
 // The current context's id (cuCtxGetId: unique for the life of the program, where a device
 // reset may hand out the same handle again). The driver functions are looked up through
 // the runtime, so nothing links against libcuda.
@@ -42,10 +46,6 @@ bool current_context_id(unsigned long long& id) {
   return driver.get_current && driver.get_id && driver.get_current(&context) == CUDA_SUCCESS && context &&
          driver.get_id(context, &id) == CUDA_SUCCESS;
 }
-
-constexpr std::size_t slot_count = 64;
-
-}  // namespace
 
 kept_state_slot* kept_state_for(cudaStream_t stream, std::size_t bytes) {
   if (bytes > kept_state_max_bytes) return nullptr;

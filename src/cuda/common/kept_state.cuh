@@ -33,6 +33,10 @@ struct kept_state_slot {
 
 // The slot of `stream` in the current device's context, or nullptr where state is not kept.
 kept_state_slot* kept_state_for(cudaStream_t stream, std::size_t bytes);
+
+/// The current CUDA context's id (cuCtxGetId, unique for the life of the program, where a
+/// device reset may hand out the same handle again); false where the driver cannot say.
+bool current_context_id(unsigned long long& id);
 // Replaces the slot's buffer by a zeroed one of at least `bytes` (the old one is freed in
 // stream order, after the launches that used it). Call with the slot's lock held.
 void grow_kept_state(kept_state_slot& slot, std::size_t bytes, cudaStream_t stream);

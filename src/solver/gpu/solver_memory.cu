@@ -32,6 +32,8 @@ void release_cuda_memory() {
     std::lock_guard<std::mutex> busy(slot.busy);
     if (!slot.data) continue;
     cuda_detail::device_scope on(device);
+    cuda_detail::forget_if_stale(slot);  // a reset context freed it already
+    if (!slot.data) continue;
     SSUM_CUDA_CHECK(cudaFree(slot.data));
     slot.data = nullptr;
     slot.bytes = 0;

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "cuda/common/check.cuh"
+#include "cuda/common/kept_state.cuh"
 #include "solver/two_list/first_subset_sums.cuh"
 #include "ssum/errors.hpp"
 
@@ -26,6 +27,7 @@ struct arena {
     std::mutex busy;
     void* data = nullptr;
     std::atomic<std::size_t> bytes{0};  // read without `busy` by cuda_solver_room
+    std::atomic<unsigned long long> context{0};  // the context `data` was allocated in (current_context_id)
   };
   std::mutex table_lock;
   std::map<int, slot> slots;  // std::map: slots never move
@@ -37,12 +39,26 @@ struct arena {
   static arena& instance();  // solver_memory.cu
 };
 
+// Another library's cudaDeviceReset (or the driver's primary-context reset) destroys the
+// context the arena's memory lives in: its pointer then names nothing. Forgotten here, not
+// freed, when the current context is not the one it was allocated in. Called with the slot's
+// `busy` held and the slot's device current.
+inline void forget_if_stale(arena::slot& slot) {
+  unsigned long long now = 0;
+  if (slot.data && current_context_id(now) && now != slot.context.load()) {
+    slot.data = nullptr;
+    slot.bytes = 0;
+  }
+}
+
 // What a plan on the current device may use: 95% of its free memory plus what `slot`
 // already holds there.
 inline double room_with(const arena::slot& slot) {
   std::size_t free_bytes = 0, total_bytes = 0;
   SSUM_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  return 0.95 * double(free_bytes) + double(slot.bytes.load());
+  unsigned long long now = 0;
+  const bool stale = current_context_id(now) && now != slot.context.load();  // a reset freed it
+  return 0.95 * double(free_bytes) + (stale ? 0.0 : double(slot.bytes.load()));
 }
 
 // A solve's hold on its device's arena: reserve() sizes it, alloc() hands out consecutive
@@ -51,7 +67,9 @@ inline double room_with(const arena::slot& slot) {
 class device_memory {
  public:
   device_memory(int device, cudaStream_t stream)
-      : device_(device), stream_(stream), slot_(arena::instance().for_device(device)), hold_(slot_.busy) {}
+      : device_(device), stream_(stream), slot_(arena::instance().for_device(device)), hold_(slot_.busy) {
+    forget_if_stale(slot_);
+  }
 
   template <class Sum>
   struct buffer {
@@ -76,6 +94,8 @@ class device_memory {
     }
     SSUM_CUDA_CHECK(e);
     slot_.bytes = want;
+    unsigned long long context = 0;
+    slot_.context = current_context_id(context) ? context : 0;
   }
   template <class T>
   T* alloc_array(std::size_t elements) {
