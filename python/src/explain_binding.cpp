@@ -52,6 +52,12 @@ nb::dict as_dict(const plan_table& t) {
   return out;
 }
 
+// The options explain takes (those of solve but the time limit and the seed), checked.
+solve_settings explain_settings(nb::handle backend, nb::handle algorithm, nb::handle threads, nb::handle memory,
+                                nb::handle count) {
+  return parse_settings(backend, algorithm, threads, memory, to_bool(count, "count"), nb::none(), nb::int_(1));
+}
+
 }  // namespace
 
 void bind_explain(nb::module_& m) {
@@ -60,8 +66,7 @@ void bind_explain(nb::module_& m) {
       "_explain",
       [](nb::handle weights, nb::handle target, nb::handle backend, nb::handle algorithm, nb::handle threads,
          nb::handle memory, nb::handle count) {
-        const solve_settings s =
-            parse_settings(backend, algorithm, threads, memory, to_bool(count, "count"), nb::none(), nb::int_(1));
+        const solve_settings s = explain_settings(backend, algorithm, threads, memory, count);
         ssum::problem p;
         p.weights = to_weights(weights);
         if (!target.is_none()) p.target = to_int128(target, "target");
@@ -79,8 +84,7 @@ void bind_explain(nb::module_& m) {
       "explain_rows",
       [](nb::handle rows, nb::handle targets, nb::handle backend, nb::handle algorithm, nb::handle threads,
          nb::handle memory, nb::handle count) {
-        const solve_settings s =
-            parse_settings(backend, algorithm, threads, memory, to_bool(count, "count"), nb::none(), nb::int_(1));
+        const solve_settings s = explain_settings(backend, algorithm, threads, memory, count);
         const ssum::rows_problem p = rows_instance(rows, targets);
         plan_table t;
         {

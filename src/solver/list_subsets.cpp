@@ -111,6 +111,22 @@ double few_items_seconds(double steps) { return steps * 5e-9; }
 // Past this many subsets (about a day and a half) the walk is not a plan.
 constexpr double few_items_most_steps = 2.5e13;
 
+// What list_subsets and explain_listing refuse before any plan: weights past 2^127, sizes
+// the wrong way round, a window on a zero-sum instance, the device.
+void check_listing(backend which, const problem& p, const listing_options& options) {
+  check_weight_total(p);
+  if (options.min_items > options.max_items) {
+    throw std::invalid_argument("the smallest size asked for (" + std::to_string(options.min_items) +
+                                " items) is above the largest (" + std::to_string(options.max_items) + ")");
+  }
+  if (!p.target && options.high) {
+    throw std::invalid_argument("a zero-sum instance lists the non-empty subsets that sum to 0: it takes no window");
+  }
+  if (which == backend::cuda) {
+    throw backend_unavailable("the listing of subsets runs on the host: --backend cuda cannot take it");
+  }
+}
+
 // One enumerator as the plan sees it: whether it can take the instance at all (and why not),
 // its memory and its expected time.
 struct candidate {
@@ -248,18 +264,8 @@ listing_plan plan_listing(const problem& p, const question& q, algorithm algo, u
 listing list_subsets(backend which, unsigned threads, const problem& p, const listing_options& options,
                      const std::function<bool(const std::vector<std::size_t>&)>& on_subset) {
   const auto start = detail::clock_type::now();
-  check_weight_total(p);
   const std::optional<detail::clock_type::time_point> deadline = detail::deadline_after(options.time_limit, start);
-  if (options.min_items > options.max_items) {
-    throw std::invalid_argument("the smallest size asked for (" + std::to_string(options.min_items) +
-                                " items) is above the largest (" + std::to_string(options.max_items) + ")");
-  }
-  if (!p.target && options.high) {
-    throw std::invalid_argument("a zero-sum instance lists the non-empty subsets that sum to 0: it takes no window");
-  }
-  if (which == backend::cuda) {
-    throw backend_unavailable("the listing of subsets runs on the host: --backend cuda cannot take it");
-  }
+  check_listing(which, p, options);
   const int128 lo = p.target.value_or(0);
   const int128 hi = p.target ? options.high.value_or(*p.target) : 0;
   const detail::host_share host = detail::host_share_for(threads, solve_options{});
@@ -355,14 +361,7 @@ listing list_subsets(backend which, unsigned threads, const problem& p, const li
 }
 
 plan_table explain_listing(backend which, unsigned threads, const problem& p, const listing_options& options) {
-  check_weight_total(p);
-  if (options.min_items > options.max_items) {
-    throw std::invalid_argument("the smallest size asked for (" + std::to_string(options.min_items) +
-                                " items) is above the largest (" + std::to_string(options.max_items) + ")");
-  }
-  if (which == backend::cuda) {
-    throw backend_unavailable("the listing of subsets runs on the host: --backend cuda cannot take it");
-  }
+  check_listing(which, p, options);
   const int128 lo = p.target.value_or(0);
   const int128 hi = p.target ? options.high.value_or(*p.target) : 0;
   const detail::host_share host = detail::host_share_for(threads, solve_options{});
