@@ -222,7 +222,9 @@ TEST(LatticeRows, CancelDuring) {
   const rows_problem p = endless_instance();
   std::chrono::steady_clock::time_point raised;
   std::thread raiser([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    // Past the reduction (progressive BKZ to block 40), into the enumeration, on a loaded
+    // machine under sanitizers too.
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
     raised = std::chrono::steady_clock::now();
     cancel = true;
   });
@@ -233,7 +235,8 @@ TEST(LatticeRows, CancelDuring) {
   EXPECT_FALSE(r.exhausted);
   // The goal is half a second; 5x that holds on a loaded 2-core machine under sanitizers.
   EXPECT_LT(std::chrono::duration<double>(returned - raised).count(), 2.5);
-  EXPECT_GT(r.subsets.size(), 0u);  // it was listing solutions when stopped
+  // It was listing solutions when stopped, unless the reduction itself was still running.
+  if (r.enumerate_seconds > 0) EXPECT_GT(r.subsets.size(), 0u);
   expect_all_verified(p, r);
 }
 
