@@ -70,7 +70,7 @@ std::string on_threads(unsigned threads) {
   return std::to_string(threads) + (threads == 1 ? " thread" : " threads");
 }
 
-void host_tables(const one_sum_question& q, std::size_t n, std::vector<candidate>& table) {
+void host_tables(const one_sum_question& q, std::vector<candidate>& table) {
   const reduction& r = *q.r;
   const solve_options& o = *q.options;
   candidate dp = make("dp", backend::cpu, algorithm::dynamic_programming, q.host.room);
@@ -88,7 +88,6 @@ void host_tables(const one_sum_question& q, std::size_t n, std::vector<candidate
   dp.seconds = dp_seconds(grouped, q.host.threads);
   dp.costed = "a bitset of " + count_text(double(r.bound) + 1) + " sums on " + on_threads(q.host.threads);
   table.push_back(dp);
-  (void)n;
   if (r.zero_sum) return;
   candidate balanced = make("balanced-dp", backend::cpu, algorithm::dynamic_programming, q.host.room);
   balanced.bytes = balanced_planned_bytes(r);
@@ -216,7 +215,7 @@ std::vector<candidate> one_sum_candidates(const one_sum_question& q) {
   if (!open) return table;
   const problem reduced = n <= most_items ? reduced_problem(r) : problem{};
   const problem* lists = n <= most_items ? &reduced : nullptr;
-  host_tables(q, n, table);
+  host_tables(q, table);
   host_lists(q, n, lists, table);
   host_searches(q, n, table);
   if (q.probe) device_candidates(q, n, lists, table);

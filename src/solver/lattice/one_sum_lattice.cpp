@@ -54,6 +54,10 @@ std::string one_sum_lattice_role(backend which, unsigned threads, const problem&
       options.share || which == backend::cuda || n < 8 || !lattice_available()) {
     return "";
   }
+  // Cheap tests first, as every automatic decision asks: below about 53 items the host's exact
+  // search takes under a second on one thread (nothing to race, nothing refused), and from
+  // 0.8 x 127 items no weight is wide enough for a density below 0.8.
+  if (host_two_list_seconds(n, 1) < 1.0 || double(n) >= lattice_most_density * 127) return "";
   if (double(n) >= lattice_most_density * widest_bits(p)) return "";
   try {
     const choice c = choose(p, options, which, threads, 0);
