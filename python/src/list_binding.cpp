@@ -37,6 +37,8 @@ using subset_batch = std::vector<std::vector<std::size_t>>;
 // at once while the consumer waits (a slow listing shows each subset as soon as it is found).
 constexpr std::size_t batch_size = 4096;
 constexpr auto batch_age = std::chrono::milliseconds(20);
+// The least time next() leaves the GIL to other threads once it has to wait (take_batch).
+constexpr auto gil_pause = std::chrono::milliseconds(1);
 // At most this many batches wait: the producer then waits too, so that memory stays bounded
 // whatever the number of subsets and however slowly they are taken.
 constexpr std::size_t queued_batches = 4;
@@ -224,19 +226,40 @@ class solutions_iterator {
     return close_requested_;
   }
 
-  // The next batch into current_; false at the end or once closed. Waits with the GIL released
-  // and looks for signals every 50 ms; a handler that raises cancels the listing first.
+  // The next batch into current_; false at the end or once closed. A batch already queued is
+  // taken with the GIL held. Otherwise it waits with the GIL released, looking for signals
+  // every 50 ms (a handler that raises cancels the listing first), and keeps the GIL away for
+  // at least gil_pause: a consumer that dropped the GIL and took it straight back after each
+  // small batch would starve every other Python thread (CPython's GIL is not fair: a thread
+  // that takes it back at once wins, and the waiting thread's switch request is withdrawn each
+  // time the GIL changes hands), a threading.Timer that raises KeyboardInterrupt included.
   bool take_batch() {
     if (done() || close_requested()) return false;
+    {
+      std::lock_guard lock(ch_->mutex);
+      if (!ch_->cancel && !ch_->queue.empty()) {
+        current_ = std::move(ch_->queue.front());
+        ch_->queue.pop_front();
+      }
+    }
+    if (!current_.empty()) {
+      ch_->room.notify_one();
+      return true;
+    }
     for (;;) {
       bool have = false, finished = false, closing = false;
       {
         nb::gil_scoped_release unlocked;
+        const auto released = clock_type::now();
         std::unique_lock lock(ch_->mutex);
         ch_->consumer_waiting = true;
         ch_->arrived.wait_for(lock, std::chrono::milliseconds(50),
                               [&] { return !ch_->queue.empty() || ch_->finished || ch_->cancel; });
         ch_->consumer_waiting = false;
+        if (!ch_->cancel && !ch_->finished) {
+          // What the listing finds meanwhile joins its batch: fewer, larger batches too.
+          ch_->arrived.wait_until(lock, released + gil_pause, [&] { return ch_->cancel.load(); });
+        }
         closing = ch_->cancel;
         if (!closing && !ch_->queue.empty()) {
           current_ = std::move(ch_->queue.front());

@@ -119,6 +119,34 @@ def test_keyboard_interrupt_cancels_the_listing():
     assert ssum.solve([3, 5, 7], 12).subset == [1, 2]
 
 
+def test_other_threads_run_while_the_subsets_are_taken():
+    # next() must not take the GIL back at once after each small batch: another Python thread
+    # would wait for it as long as the listing lasts.
+    rng = random.Random(5)
+    weights = [rng.randint(1, 64) for _ in range(44)]
+    ticks = []
+    stop = threading.Event()
+
+    def tick():
+        while not stop.is_set():
+            ticks.append(time.monotonic())
+            time.sleep(0.005)
+
+    ticker = threading.Thread(target=tick)
+    ticker.start()
+    try:
+        end = time.monotonic() + 1.5
+        with ssum.solutions(weights, sum(weights) // 2) as it:
+            for _ in it:
+                if time.monotonic() > end:
+                    break
+    finally:
+        stop.set()
+        ticker.join()
+    gaps = [b - a for a, b in zip(ticks, ticks[1:])]
+    assert len(ticks) > 10 and max(gaps) < 0.5, (len(ticks), max(gaps, default=None))
+
+
 def test_exceptions_propagate_at_next():
     it = ssum.solutions(list(range(1, 41)), 100, memory=1)
     with pytest.raises(ssum.InsufficientMemory):

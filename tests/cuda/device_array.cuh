@@ -21,6 +21,9 @@ struct device_array {
   }
   explicit device_array(const std::vector<T>& host) : device_array(host.size()) {
     if (size) EXPECT_EQ(cudaMemcpy(ptr, host.data(), size * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+    // From pageable memory cudaMemcpy may return before the copy lands, ordered only on the
+    // legacy stream: a kernel on a non-blocking stream could read the buffer before it.
+    EXPECT_EQ(cudaStreamSynchronize(cudaStreamLegacy), cudaSuccess);
   }
   ~device_array() { cudaFree(ptr); }
   device_array(const device_array&) = delete;
