@@ -237,7 +237,7 @@ def solutions(
     time_limit: Optional[float] = None,
     memory: Optional[int] = None,
     threads: Optional[int] = None,
-    backend: Literal["auto", "cpu"] = "auto",
+    backend: Literal["auto", "cpu", "cuda"] = "auto",
 ) -> Solutions:
     """Every subset of ``weights`` summing to ``target`` (or within ``target_range`` /
     ``tolerance``, of ``items`` or ``min_items`` to ``max_items`` items), each once, as a list

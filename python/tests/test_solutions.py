@@ -300,3 +300,21 @@ def test_decimal_strings_as_the_program_reads_them(text, value):
 def test_strings_that_are_not_amounts(text):
     with pytest.raises(ValueError, match=r"weights\[1\]"):
         ssum.solve(["1", text], 1)
+
+
+def test_the_gpu_lists_what_the_host_lists():
+    # backend="cuda": the meet in the middle on the device, the same subsets in the host's
+    # order; without a device (or a CUDA build) the listing is refused by next().
+    rng = random.Random(8)
+    weights = [rng.randint(-300, 1000) for _ in range(26)]
+    target = sum(weights) // 3
+    host = [tuple(s) for s in ssum.solutions(weights, target, backend="cpu")]
+    try:
+        it = ssum.solutions(weights, target, backend="cuda")
+        device = [tuple(s) for s in it]
+    except ssum.BackendUnavailable:
+        return
+    assert sorted(device) == sorted(host) and len(host) > 0
+    for s in device:
+        assert sum(weights[i] for i in s) == target
+    assert it.complete

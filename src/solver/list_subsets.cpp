@@ -1,6 +1,6 @@
 // ssum::list_subsets (ssum/solve.hpp): every subset in a window, handed out as found, by one of
-// four enumerators over the instance as given: the meet in the middle (two_list/enumerate.hpp),
-// the four-list (four_list/enumerate_four.hpp), the table of reachable sums (dp/enumerate_dp.hpp)
+// five enumerators over the instance as given: the meet in the middle on the host
+// (two_list/enumerate.hpp) or on a CUDA device (two_list/enumerate_cuda.hpp), the four-list (four_list/enumerate_four.hpp), the table of reachable sums (dp/enumerate_dp.hpp)
 // or, for a few items of many, a walk over every subset of that size
 // (few_items/enumerate_few.hpp). A reduction that sets items aside (zero weights, forced or heavy items,
 // divisor groups) would have to give back every subset it stands for, so none runs here: the
@@ -23,7 +23,10 @@
 #include "solver/dp/enumerate_dp.hpp"
 #include "solver/few_items/enumerate_few.hpp"
 #include "solver/four_list/enumerate_four.hpp"
+#include "solver/gpu/cuda_room.hpp"
 #include "solver/two_list/enumerate.hpp"
+#include "solver/two_list/enumerate_cuda.hpp"
+#include "ssum/cuda_device.hpp"
 #include "ssum/errors.hpp"
 #include "ssum/explain.hpp"
 #include "ssum/memory.hpp"
@@ -49,11 +52,11 @@ void verify(const problem& p, const std::vector<std::size_t>& subset, int128 lo,
   }
 }
 
-enum class listing_method { two_list, four_list, dp, few_items };
+enum class listing_method { two_list, two_list_cuda, four_list, dp, few_items };
 
 struct listing_plan {
   listing_method method = listing_method::two_list;
-  std::string algorithm, reason;
+  std::string algorithm, backend = "cpu", reason;
   unsigned threads = 1;
   double bytes = 0, seconds = 0;
 };
@@ -104,6 +107,13 @@ double two_list_seconds(double entries) { return entries * 4e-9; }
 double four_list_seconds(std::size_t n, uint128 width, unsigned threads) {
   return double(width) * 2 * std::ldexp(3e-9, int(n / 2)) * (n % 2 ? 1.41 : 1.0) / double(threads);
 }
+// The device listing: the CUDA context's start, then about 1 ns a sum to form, sort and pair
+// both halves (a radix sort of 64-bit keys with their masks dominates). Below its start-up
+// the host is sooner, and the device is not even asked (asking starts CUDA).
+constexpr double cuda_listing_start = 0.3;
+double cuda_two_list_seconds(std::size_t n) {
+  return cuda_listing_start + 1e-9 * (std::ldexp(1.0, int(n / 2)) + std::ldexp(1.0, int(n - n / 2)));
+}
 // The table is built a 64-bit word at a time, about 1 ns a word.
 double dp_seconds(double bytes) { return bytes / 8 * 1e-9; }
 // The walk over every subset of a few items: a step, an add and a compare, about 5 ns.
@@ -123,7 +133,8 @@ void check_listing(backend which, const problem& p, const listing_options& optio
     throw std::invalid_argument("a zero-sum instance lists the non-empty subsets that sum to 0: it takes no window");
   }
   if (which == backend::cuda) {
-    throw backend_unavailable("the listing of subsets runs on the host: --backend cuda cannot take it");
+    if (!cuda_compiled()) throw backend_unavailable("this build of ssum has no CUDA backend");
+    if (cuda_devices().empty()) throw backend_unavailable("no CUDA device is present");
   }
 }
 
@@ -136,6 +147,8 @@ struct candidate {
   const char* lists;  // what its memory holds, for a refusal
   std::string cannot;  // why it cannot take the instance; empty when it can
   double bytes = 0, seconds = 0;
+  const char* backend = "cpu";
+  double room = 0;  // the memory it plans within: the host's, or the device's
 };
 
 // The meet in the middle (its lists sized by the size bounds), the four-list (memory 2^(n/4),
@@ -145,8 +158,8 @@ struct candidate {
 // in the middle).
 // shown: where ssum::explain_listing wants each candidate as a row of its table (`as` opens
 // each row's note: which question it answers).
-listing_plan plan_listing(const problem& p, const question& q, algorithm algo, unsigned threads, double room,
-                          std::vector<plan_candidate>* shown = nullptr, const std::string& as = "") {
+listing_plan plan_listing(backend which, const problem& p, const question& q, algorithm algo, unsigned threads,
+                          double room, std::vector<plan_candidate>* shown = nullptr, const std::string& as = "") {
   if (algo == algorithm::lattice) {
     throw std::invalid_argument("the lattice stage finds one subset of several rows: it does not list");
   }
@@ -188,30 +201,67 @@ listing_plan plan_listing(const problem& p, const question& q, algorithm algo, u
   }
   quarters.bytes = detail::enumerate_four_bytes(n, threads);
   quarters.seconds = four_list_seconds(n, width, threads);
+  for (candidate* c : {&table, &halves, &few, &quarters}) c->room = room;
+  // The meet in the middle on the device: under automatic only where the host's best is
+  // expected to take longer than the device's start-up (asking for a device starts CUDA).
+  candidate gpu_halves{listing_method::two_list_cuda, algorithm::two_list, "two-list", "two half lists on the GPU",
+                       {}, 0, 0, "cuda", 0};
+  double host_best = std::numeric_limits<double>::infinity();
+  for (const candidate* c : {&table, &halves, &quarters, &few}) {
+    if (c->cannot.empty() && c->bytes <= room && (algo == algorithm::automatic || algo == c->algo))
+      host_best = std::min(host_best, c->seconds);
+  }
+  if (!cuda_compiled()) {
+    gpu_halves.cannot = "this build of ssum has no CUDA backend";
+  } else if (std::string why = detail::enumerate_cuda_refusal(p.weights); !why.empty()) {
+    gpu_halves.cannot = std::move(why);
+  } else if (which == backend::automatic && host_best <= cuda_listing_start) {
+    gpu_halves.cannot = "the host lists it sooner than a GPU starts";
+  } else if (cuda_devices().empty()) {
+    gpu_halves.cannot = "no CUDA device is present";
+  } else {
+    gpu_halves.bytes = detail::enumerate_cuda_bytes(n);
+    gpu_halves.seconds = cuda_two_list_seconds(n);
+    try {
+      gpu_halves.room = detail::cuda_solver_room(0);
+    } catch (const cuda_error& e) {
+      gpu_halves.cannot = std::string("the device cannot say how much memory it has: ") + e.what();
+    }
+  }
+  // The candidates the backend allows: the host's on cpu, the device's on cuda, all under auto.
+  std::vector<candidate*> all;
+  if (which != backend::cuda)
+    for (candidate* c : {&table, &halves, &quarters, &few}) all.push_back(c);
+  if (which != backend::cpu) all.push_back(&gpu_halves);
 
   if (shown) {
-    for (const candidate* c : {&table, &halves, &quarters, &few}) {
+    for (const candidate* c : all) {
       plan_candidate row;
       row.algorithm = c->name;
-      row.backend = "cpu";
+      row.backend = c->backend;
       row.takes = c->cannot.empty() && (algo == algorithm::automatic || (algo == c->algo && c != &few));
-      row.fits = row.takes && c->bytes <= room;
+      row.fits = row.takes && c->bytes <= c->room;
       row.bytes = c->cannot.empty() ? c->bytes : 0;
       row.seconds = c->cannot.empty() ? c->seconds : -1;
       row.why = as + (!c->cannot.empty() ? c->cannot
-                      : row.takes       ? std::string(c->lists) + (row.fits ? "" : ", more than the " + format_bytes(room) + " available")
+                      : row.takes       ? std::string(c->lists) + (row.fits ? "" : ", more than the " + format_bytes(c->room) + " available")
                                         : "another enumerator was named");
       shown->push_back(std::move(row));
     }
   }
   std::vector<const candidate*> asked;
-  for (const candidate* c : {&table, &halves, &quarters, &few}) {
+  for (const candidate* c : all) {
     if (algo == algorithm::automatic || (algo == c->algo && c != &few)) asked.push_back(c);
+  }
+  if (asked.empty()) {  // an enumerator named that the backend does not have
+    throw std::invalid_argument(std::string("on the GPU only the two-list lists subsets; the ") +
+                                (algo == algorithm::four_list ? "four-list" : "dp") +
+                                " lists them on the host (--backend cpu or auto)");
   }
   if (asked.size() == 1 && !asked[0]->cannot.empty()) throw std::invalid_argument(asked[0]->cannot);
   const candidate* best = nullptr;
   for (const candidate* c : asked) {
-    if (c->cannot.empty() && c->bytes <= room && (!best || c->seconds < best->seconds)) best = c;
+    if (c->cannot.empty() && c->bytes <= c->room && (!best || c->seconds < best->seconds)) best = c;
   }
   const std::string items = "listing the subsets of n = " + std::to_string(n) + " items";
   if (!best) {
@@ -222,7 +272,7 @@ listing_plan plan_listing(const problem& p, const question& q, algorithm algo, u
       if (!c->cannot.empty()) reasons += "; " + c->cannot;
       if (c->cannot.empty() && (!smallest || c->bytes < smallest->bytes)) smallest = c;
     }
-    if (smallest) throw insufficient_memory::needs(items + " (" + smallest->lists + ")", smallest->bytes, room);
+    if (smallest) throw insufficient_memory::needs(items + " (" + smallest->lists + ")", smallest->bytes, smallest->room);
     // None can take it at any size: each one's reason, and no byte count none of them planned.
     throw insufficient_memory(items + ": no enumerator can take it" + reasons,
                               std::numeric_limits<double>::infinity(), room);
@@ -230,6 +280,7 @@ listing_plan plan_listing(const problem& p, const question& q, algorithm algo, u
   listing_plan plan;
   plan.method = best->method;
   plan.algorithm = best->name;
+  plan.backend = best->backend;
   plan.bytes = best->bytes;
   plan.seconds = best->seconds;
   const std::string given = " over the instance as given (no reduction: each would have to give back the subsets it sets aside)";
@@ -247,6 +298,11 @@ listing_plan plan_listing(const problem& p, const question& q, algorithm algo, u
     case listing_method::two_list:
       plan.reason = "every subset in the window is listed by the meet in the middle" + given +
                     ", its two half lists with their masks taking " + format_bytes(plan.bytes) + " on the host";
+      break;
+    case listing_method::two_list_cuda:
+      plan.reason = "every subset in the window is listed by the meet in the middle on the GPU" + given +
+                    ", its two half lists sorted there with their masks and the pairs handed to the host in "
+                    "batches, " + format_bytes(plan.bytes) + " on the device";
       break;
     case listing_method::four_list:
       plan.threads = threads;
@@ -276,7 +332,7 @@ listing list_subsets(backend which, unsigned threads, const problem& p, const li
   std::optional<listing_plan> plan;
   std::exception_ptr refused;
   try {
-    plan = plan_listing(p, given, options.algo, host.threads, room);
+    plan = plan_listing(which, p, given, options.algo, host.threads, room);
   } catch (const std::invalid_argument&) {
     refused = std::current_exception();
   } catch (const insufficient_memory&) {
@@ -286,7 +342,7 @@ listing list_subsets(backend which, unsigned threads, const problem& p, const li
   bool complemented = false;
   if (other) {
     try {
-      listing_plan alt = plan_listing(p, *other, options.algo, host.threads, room);
+      listing_plan alt = plan_listing(which, p, *other, options.algo, host.threads, room);
       if (!plan || alt.seconds < plan->seconds) plan = std::move(alt), complemented = true;
     } catch (const std::invalid_argument&) {
     } catch (const insufficient_memory&) {
@@ -303,10 +359,10 @@ listing list_subsets(backend which, unsigned threads, const problem& p, const li
   }
   listing out;
   out.algorithm = plan->algorithm;
-  out.backend = "cpu";
+  out.backend = plan->backend;
   out.threads = plan->threads;
   out.planned_bytes = std::uint64_t(std::min(plan->bytes, 1.8e19));
-  out.plan = {plan->algorithm, "cpu", plan->reason};
+  out.plan = {plan->algorithm, plan->backend, plan->reason};
 
   // The time limit raises a flag of the listing's own, as it does for a solve.
   std::atomic<bool> stop{false}, timed_out{false};
@@ -339,10 +395,11 @@ listing list_subsets(backend which, unsigned threads, const problem& p, const li
   };
   detail::enumerate_result r;
   try {
-    r = plan->method == listing_method::four_list ? detail::enumerate_subsets_four(request, plan->threads, checked)
-        : plan->method == listing_method::dp      ? detail::enumerate_subsets_dp(request, checked)
-        : plan->method == listing_method::few_items ? detail::enumerate_subsets_few(request, checked)
-                                                 : detail::enumerate_subsets(request, checked);
+    r = plan->method == listing_method::four_list       ? detail::enumerate_subsets_four(request, plan->threads, checked)
+        : plan->method == listing_method::dp            ? detail::enumerate_subsets_dp(request, checked)
+        : plan->method == listing_method::few_items     ? detail::enumerate_subsets_few(request, checked)
+        : plan->method == listing_method::two_list_cuda ? detail::enumerate_subsets_cuda(0, request, checked)
+                                                        : detail::enumerate_subsets(request, checked);
   } catch (const std::bad_alloc&) {
     // A heavy residue class (many equal sums) can outgrow the four-list's plan.
     throw insufficient_memory::ran_out("listing the subsets by the " + plan->algorithm, plan->bytes, room);
@@ -374,7 +431,7 @@ plan_table explain_listing(backend which, unsigned threads, const problem& p, co
   const question given{lo, hi, options.min_items, options.max_items, !p.target};
   std::optional<listing_plan> plan;
   try {
-    plan = plan_listing(p, given, options.algo, host.threads, room, &t.candidates);
+    plan = plan_listing(which, p, given, options.algo, host.threads, room, &t.candidates);
   } catch (const std::exception& e) {
     t.refusal = e.what();
   }
@@ -382,7 +439,7 @@ plan_table explain_listing(backend which, unsigned threads, const problem& p, co
   bool complemented = false;
   if (const std::optional<question> other = complement_of(p, given)) {
     try {
-      listing_plan alt = plan_listing(p, *other, options.algo, host.threads, room, &t.candidates,
+      listing_plan alt = plan_listing(which, p, *other, options.algo, host.threads, room, &t.candidates,
                                       "the complements (the items each subset leaves out): ");
       if (!plan || alt.seconds < plan->seconds) plan = std::move(alt), complemented = true;
     } catch (const std::exception&) {
@@ -390,10 +447,11 @@ plan_table explain_listing(backend which, unsigned threads, const problem& p, co
   }
   if (!plan) return t;
   t.refusal.clear();
-  t.chosen = {plan->algorithm, "cpu", plan->reason};
+  t.chosen = {plan->algorithm, plan->backend, plan->reason};
   const std::size_t from = complemented ? as_given : 0, to = complemented ? t.candidates.size() : as_given;
   for (std::size_t i = from; i < to; ++i) {
-    if (t.candidates[i].algorithm == plan->algorithm) t.candidates[i].role = "chosen";
+    if (t.candidates[i].algorithm == plan->algorithm && t.candidates[i].backend == plan->backend)
+      t.candidates[i].role = "chosen";
   }
   return t;
 }

@@ -1,0 +1,224 @@
+// The meet in the middle's listing on the device (solver/two_list/enumerate_cuda.hpp) against
+// the host's (enumerate_subsets): the same subsets in the same order, the same `complete` and
+// `listed` under limits, size bounds, zero-sum, signed weights and windows, at batch sizes that
+// put pair boundaries everywhere; counts past 2^32 pairs; the sums' 2^63 edge; and
+// ssum::list_subsets with backend::cuda. Skipped without a device.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "solver/two_list/enumerate.hpp"
+#include "solver/two_list/enumerate_cuda.hpp"
+#include "ssum/cuda_device.hpp"
+#include "ssum/errors.hpp"
+#include "ssum/explain.hpp"
+#include "ssum/generate.hpp"
+#include "ssum/solve.hpp"
+
+namespace {
+
+using ssum::int128;
+using subsets = std::vector<std::vector<std::size_t>>;
+#define SKIP_WITHOUT_DEVICE() \
+  if (ssum::cuda_devices().empty()) GTEST_SKIP() << "no CUDA device present: the GPU listing not exercised"
+
+struct run {
+  subsets listed;
+  ssum::detail::enumerate_result result;
+};
+
+// stop_after: on_subset returns false on that call (0: never).
+run on_host(const ssum::detail::enumerate_request& r, std::size_t stop_after = 0) {
+  run out;
+  out.result = ssum::detail::enumerate_subsets(r, [&](const std::vector<std::size_t>& s) {
+    out.listed.push_back(s);
+    return stop_after == 0 || out.listed.size() < stop_after;
+  });
+  return out;
+}
+
+run on_device(const ssum::detail::enumerate_request& r, const ssum::detail::enumerate_cuda_tuning& t,
+              std::size_t stop_after = 0) {
+  run out;
+  out.result = ssum::detail::enumerate_subsets_cuda(0, r, [&](const std::vector<std::size_t>& s) {
+    out.listed.push_back(s);
+    return stop_after == 0 || out.listed.size() < stop_after;
+  }, t);
+  return out;
+}
+
+void expect_same(const ssum::detail::enumerate_request& r, const std::string& what, std::size_t stop_after = 0) {
+  const run host = on_host(r, stop_after);
+  // Batches of 1, 3 and 64 pairs at most, and the default doubling from 4096.
+  for (const std::uint64_t largest : {std::uint64_t(1), std::uint64_t(3), std::uint64_t(64), std::uint64_t(1) << 24}) {
+    ssum::detail::enumerate_cuda_tuning t;
+    t.first_batch = largest < 4096 ? 1 : 4096;
+    t.largest_batch = largest;
+    const run dev = on_device(r, t, stop_after);
+    ASSERT_EQ(dev.listed, host.listed) << what << ", batches up to " << largest;
+    EXPECT_EQ(dev.result.listed, host.result.listed) << what;
+    EXPECT_EQ(dev.result.complete, host.result.complete) << what;
+    EXPECT_FALSE(dev.result.cancelled) << what;
+  }
+}
+
+TEST(CudaEnumerate, MatchesTheHostOnRandomInstances) {
+  SKIP_WITHOUT_DEVICE();
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 120; ++trial) {
+    const std::size_t n = trial < 4 ? std::size_t(trial) : 1 + rng() % 18;
+    std::vector<int128> w(n);
+    const std::int64_t span = trial % 3 == 0 ? 3 : trial % 3 == 1 ? 40 : 1000000;
+    for (auto& x : w) x = int128(std::int64_t(rng() % (2 * span + 1)) - (trial % 2 ? span : 0));
+    ssum::detail::enumerate_request r;
+    r.weights = &w;
+    int128 total = 0;
+    for (const int128 x : w) total += x;
+    r.lo = int128(std::int64_t(rng() % (2 * span + 1)) - span) + (n ? total / 2 : 0);
+    r.hi = r.lo + int128(std::int64_t(rng() % 5) * (span > 100 ? span / 10 : 1));
+    r.non_empty = trial % 7 == 0;
+    if (trial % 5 == 1) r.min_items = rng() % (n + 1);
+    if (trial % 5 == 2) r.max_items = rng() % (n + 1);
+    if (trial % 4 == 3) r.limit = 1 + rng() % 3;
+    const std::string what = "trial " + std::to_string(trial) + ", n = " + std::to_string(n);
+    expect_same(r, what);
+    if (::testing::Test::HasFatalFailure()) return;
+    expect_same(r, what + ", stopped by the caller after 2", 2);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+// Many subsets (weights 1..6, the middle sum): thousands of pairs across many batches; a zero
+// weight and the empty subset under zero-sum.
+TEST(CudaEnumerate, ManyPairsAcrossBatches) {
+  SKIP_WITHOUT_DEVICE();
+  std::vector<int128> w;
+  for (int i = 0; i < 21; ++i) w.push_back(1 + i % 6);
+  w[4] = 0;
+  ssum::detail::enumerate_request r;
+  r.weights = &w;
+  r.lo = r.hi = 35;
+  expect_same(r, "weights 1..6, target 35");
+  std::vector<int128> zero_sum = {3, -3, 0, 5, -2, -3, 1, 4, -4, 2, -1, 0, 7, -7};
+  r.weights = &zero_sum;
+  r.lo = r.hi = 0;
+  r.non_empty = true;
+  expect_same(r, "zero-sum");
+}
+
+// Sums at the 2^63 edge: the weights' magnitudes add up to 2^63 - 1, windows at both ends.
+TEST(CudaEnumerate, SumsAtTheTwoToThe63Edge) {
+  SKIP_WITHOUT_DEVICE();
+  const int128 big = int128(1) << 61;
+  std::vector<int128> w = {big, big - 1, -(big - 7), big / 2, -3, 5, (big / 2) - 1 + 3 + 7 - 5 - 1};
+  int128 magnitude = 0;
+  for (const int128 x : w) magnitude += x < 0 ? -x : x;
+  ASSERT_LT(magnitude, int128(1) << 63);
+  ssum::detail::enumerate_request r;
+  r.weights = &w;
+  int128 least = 0, most = 0;
+  for (const int128 x : w) (x < 0 ? least : most) += x;
+  for (const auto& window : std::vector<std::pair<int128, int128>>{
+           {most, most}, {least, least}, {most - big, most}, {least, least + big}, {-(int128(1) << 100), int128(1) << 100},
+           {0, 0}, {most + 1, most + 5}}) {
+    r.lo = window.first;
+    r.hi = window.second;
+    expect_same(r, "window " + ssum::to_string(r.lo) + " to " + ssum::to_string(r.hi));
+  }
+  std::vector<int128> too_wide = {int128(1) << 62, int128(1) << 62};
+  EXPECT_FALSE(ssum::detail::enumerate_cuda_refusal(too_wide).empty());
+  std::vector<int128> too_many(61, 1);
+  EXPECT_FALSE(ssum::detail::enumerate_cuda_refusal(too_many).empty());
+  r.weights = &too_many;
+  EXPECT_THROW(on_device(r, {}), std::invalid_argument);
+}
+
+// 2^40 pairs of zero weights sum to 0: the running counts pass 2^32 and the listing stops at
+// its limit, knowing more exist.
+TEST(CudaEnumerate, CountsPastTwoToThe32Pairs) {
+  SKIP_WITHOUT_DEVICE();
+  std::vector<int128> w(40, 0);
+  ssum::detail::enumerate_request r;
+  r.weights = &w;
+  r.limit = 1000;
+  const run dev = on_device(r, {});
+  EXPECT_EQ(dev.result.listed, 1000u);
+  EXPECT_FALSE(dev.result.complete);
+  const run host = on_host(r);
+  EXPECT_EQ(dev.listed, host.listed);
+}
+
+TEST(CudaEnumerate, CancelStopsTheListing) {
+  SKIP_WITHOUT_DEVICE();
+  std::vector<int128> w(36, 0);
+  ssum::detail::enumerate_request r;
+  r.weights = &w;
+  std::atomic<bool> cancel{false};
+  r.cancel = &cancel;
+  std::uint64_t seen = 0;
+  const auto res = ssum::detail::enumerate_subsets_cuda(0, r, [&](const std::vector<std::size_t>&) {
+    if (++seen == 100000) cancel = true;
+    return true;
+  });
+  EXPECT_TRUE(res.cancelled);
+  EXPECT_FALSE(res.complete);
+  EXPECT_LT(res.listed, 200000u);
+  cancel = true;  // raised before the start: nothing is formed
+  seen = 0;
+  const auto before = ssum::detail::enumerate_subsets_cuda(0, r, [&](const std::vector<std::size_t>&) { return ++seen, true; });
+  EXPECT_TRUE(before.cancelled);
+  EXPECT_EQ(seen, 0u);
+}
+
+// The public door: backend::cuda lists by the device's two-list, the subsets equal the host's
+// as a set (the host may have planned another enumerator), each verified by list_subsets; and
+// explain_listing names the same plan.
+TEST(CudaEnumerate, ListSubsetsOnTheDevice) {
+  SKIP_WITHOUT_DEVICE();
+  for (const std::uint64_t seed : {1u, 2u, 3u}) {
+    const ssum::problem p = ssum::generate("planted", 30, 20, seed);
+    ssum::listing_options o;
+    subsets dev, host;
+    const ssum::listing l = ssum::list_subsets(ssum::backend::cuda, 0, p, o, [&](const std::vector<std::size_t>& s) {
+      dev.push_back(s);
+      return true;
+    });
+    EXPECT_EQ(l.backend, "cuda");
+    EXPECT_EQ(l.algorithm, "two-list");
+    EXPECT_TRUE(l.complete);
+    ssum::list_subsets(ssum::backend::cpu, 0, p, o, [&](const std::vector<std::size_t>& s) {
+      host.push_back(s);
+      return true;
+    });
+    std::sort(dev.begin(), dev.end());
+    std::sort(host.begin(), host.end());
+    EXPECT_EQ(dev, host) << "seed " << seed;
+    EXPECT_GE(dev.size(), 1u);
+    const ssum::plan_table t = ssum::explain_listing(ssum::backend::cuda, 0, p, o);
+    EXPECT_EQ(t.chosen.backend, "cuda");
+    EXPECT_EQ(t.chosen.reason, l.plan.reason);
+  }
+  ssum::listing_options dp;
+  dp.algo = ssum::algorithm::dynamic_programming;
+  EXPECT_THROW(ssum::list_subsets(ssum::backend::cuda, 0, ssum::generate("planted", 20, 10, 1), dp,
+                                  [](const std::vector<std::size_t>&) { return true; }),
+               std::invalid_argument);
+}
+
+// Near the device's size: 2^24 and 2^25 sums a half, a narrow window, against the host.
+TEST(CudaEnumerate, LargeHalvesMatchTheHost) {
+  SKIP_WITHOUT_DEVICE();
+  const ssum::problem p = ssum::generate("planted", 49, 40, 5);
+  ssum::detail::enumerate_request r;
+  r.weights = &p.weights;
+  r.lo = *p.target - 3000;
+  r.hi = *p.target + 3000;
+  expect_same(r, "n = 49, 40 bits");
+}
+
+}  // namespace
