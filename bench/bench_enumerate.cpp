@@ -1,18 +1,24 @@
-// The subset enumerator (src/solver/two_list/enumerate.hpp), one thread:
+// The subset enumerator (src/solver/two_list/enumerate.hpp), one thread, and its GPU form
+// (enumerate_cuda.hpp) side by side:
 //   stream/<n>   weights in [1, 64], window {total / 2}: far more subsets than the limit, so
 //                each run builds both half lists and streams the first 10^7 subsets through
 //                the callback (which only adds up their sizes);
 //   lists/<n>    the same weights, an empty-handed window past the total: the two half lists
 //                and the join's pointer walk alone, nothing listed.
+//   cuda_stream/<n>, cuda_lists/<n>: the same on device 0 (skipped without one), the pairs
+//                handed to the same callback on the host.
 // Items = subsets listed (stream) or list entries built (lists).
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "solver/two_list/enumerate.hpp"
+#include "solver/two_list/enumerate_cuda.hpp"
+#include "ssum/cuda_device.hpp"
 
 namespace {
 
@@ -31,7 +37,17 @@ int128 total_of(const std::vector<int128>& w) {
   return t;
 }
 
+using enumerator = ssum::detail::enumerate_result (*)(const ssum::detail::enumerate_request&,
+                                                     const std::function<bool(const std::vector<std::size_t>&)>&);
+
+ssum::detail::enumerate_result on_device(const ssum::detail::enumerate_request& r,
+                                         const std::function<bool(const std::vector<std::size_t>&)>& f) {
+  return ssum::detail::enumerate_subsets_cuda(0, r, f);
+}
+
+template <enumerator Enumerate, bool Device>
 void stream(benchmark::State& state) {
+  if (Device && ssum::cuda_devices().empty()) return state.SkipWithError("no CUDA device");
   const std::vector<int128> w = small_weights(std::size_t(state.range(0)));
   ssum::detail::enumerate_request r;
   r.weights = &w;
@@ -39,7 +55,7 @@ void stream(benchmark::State& state) {
   r.limit = 10'000'000;
   std::uint64_t listed = 0, items = 0;
   for (auto _ : state) {
-    listed += ssum::detail::enumerate_subsets(r, [&](const std::vector<std::size_t>& s) {
+    listed += Enumerate(r, [&](const std::vector<std::size_t>& s) {
       items += s.size();
       return true;
     }).listed;
@@ -48,21 +64,25 @@ void stream(benchmark::State& state) {
   state.SetItemsProcessed(std::int64_t(listed));
 }
 
+template <enumerator Enumerate, bool Device>
 void lists(benchmark::State& state) {
+  if (Device && ssum::cuda_devices().empty()) return state.SkipWithError("no CUDA device");
   const std::size_t n = std::size_t(state.range(0));
   const std::vector<int128> w = small_weights(n);
   ssum::detail::enumerate_request r;
   r.weights = &w;
   r.lo = r.hi = total_of(w) + 1;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(ssum::detail::enumerate_subsets(r, [](const std::vector<std::size_t>&) { return true; }));
+    benchmark::DoNotOptimize(Enumerate(r, [](const std::vector<std::size_t>&) { return true; }));
   }
   const std::int64_t entries = (std::int64_t(1) << (n / 2)) + (std::int64_t(1) << (n - n / 2));
   state.SetItemsProcessed(std::int64_t(state.iterations()) * entries);
 }
 
-BENCHMARK(stream)->Name("stream")->Arg(36)->Arg(44)->Unit(benchmark::kMillisecond);
-BENCHMARK(lists)->Name("lists")->Arg(36)->Arg(44)->Unit(benchmark::kMillisecond);
+BENCHMARK(stream<ssum::detail::enumerate_subsets, false>)->Name("stream")->Arg(36)->Arg(44)->Arg(48)->Unit(benchmark::kMillisecond);
+BENCHMARK(lists<ssum::detail::enumerate_subsets, false>)->Name("lists")->Arg(36)->Arg(44)->Arg(48)->Unit(benchmark::kMillisecond);
+BENCHMARK(stream<on_device, true>)->Name("cuda_stream")->Arg(36)->Arg(44)->Arg(48)->Arg(52)->Arg(56)->Unit(benchmark::kMillisecond);
+BENCHMARK(lists<on_device, true>)->Name("cuda_lists")->Arg(36)->Arg(44)->Arg(48)->Arg(52)->Arg(56)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
