@@ -6,8 +6,8 @@
 // The device builds both halves' subset sums sorted with their masks, finds for every sum a of
 // the first half the run of the second half's sums b with lo <= a + b <= hi (its start and
 // length), scans the lengths, and hands out the pairs in order in batches: a in ascending
-// (sum, mask) order, then b the same, which is the order enumerate_subsets lists them in. The
-// host turns each pair into its indices, applies the size bounds and the limit exactly as
+// (sum, mask) order, then b the same, which is the order enumerate_subsets lists them in but
+// under a size bound below the larger half (it then walks its lists by size). The host turns each pair into its indices, applies the size bounds and the limit exactly as
 // enumerate_subsets does, and calls on_subset while the device forms the next batch.
 #include <cstddef>
 #include <cstdint>
