@@ -50,6 +50,8 @@ struct lattice_options {
   int block_size = 0;
   /// Solutions wanted; 0 for all that the enumeration reaches.
   std::uint64_t limit = 1;
+  /// Threads of the enumeration (the reduction runs on one); 0 for all hardware threads.
+  unsigned threads = 1;
 };
 
 struct lattice_result {

@@ -87,7 +87,7 @@ std::optional<solution> solve_one_sum_with_lattice(backend which, unsigned threa
   rows_solution out;
   if (role == "alone") {
     out = lattice_instead(one, options, refused,
-                          "no exact algorithm can take this instance (" + refusal + "); at " + density, start);
+                          "no exact algorithm can take this instance (" + refusal + "); at " + density, start, threads);
   } else {
     const exact_search exact = [&](const solve_options& e, unsigned exact_threads) {
       const racing_scope scope;

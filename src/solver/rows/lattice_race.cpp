@@ -90,12 +90,13 @@ rows_solution race_lattice(backend which, unsigned threads, const rows_problem& 
 // reach): the lattice stage alone, on one thread, within the time limit. It finds a subset or
 // answers unknown, never infeasible; `refusal` says why the exact search did not run.
 rows_solution lattice_alone(const rows_problem& p, const solve_options& o, const std::string& why,
-                            clock_type::time_point start) {
+                            clock_type::time_point start, unsigned threads) {
   std::atomic<bool> stop{false}, never{false};
   const deadline_watch relay(clock_type::time_point::max(), o.cancel, stop, never);
   lattice_options lo;
   lo.cancel = &stop;
   lo.time_limit = o.time_limit;
+  lo.threads = host_share_for(threads, o).threads;  // alone: the enumeration takes the whole team
   const lattice_result found = solve_rows_lattice(p, lo);
   if (found.subsets.empty() && found.cancelled && o.cancel && o.cancel->load()) throw interrupted();
   rows_solution out;
@@ -104,7 +105,7 @@ rows_solution lattice_alone(const rows_problem& p, const solve_options& o, const
   solution& s = out.answer;
   s.algorithm = "lattice";
   s.backend = "cpu";
-  s.threads = 1;
+  s.threads = lo.threads;
   s.plan = {"lattice", "cpu",
             why + ": the lattice stage (fplll's reduction, a {0,1} enumeration) runs alone; it finds subsets, "
                   "it cannot prove that none exists"};
@@ -122,11 +123,11 @@ rows_solution lattice_alone(const rows_problem& p, const solve_options& o, const
 }
 
 rows_solution lattice_instead(const rows_problem& p, const solve_options& o, const std::exception_ptr& refused,
-                              const std::string& why, clock_type::time_point start) {
+                              const std::string& why, clock_type::time_point start, unsigned threads) {
   solve_options limited = o;
   const bool bounded = !deadline_after(o.time_limit, start).has_value();
   if (bounded) limited.time_limit = lattice_alone_seconds;
-  rows_solution out = lattice_alone(p, limited, why, start);
+  rows_solution out = lattice_alone(p, limited, why, start, threads);
   if (out.answer.status != status::unknown || !bounded) return out;
   const std::string tried = "; the lattice stage found nothing in " + std::to_string(int(lattice_alone_seconds)) +
                             " s (a time limit lets it search longer)";

@@ -24,10 +24,10 @@ using exact_search = std::function<rows_solution(const solve_options&, unsigned)
 rows_solution race_lattice(backend which, unsigned threads, const rows_problem& p, const solve_options& o,
                            clock_type::time_point start, const exact_search& exact);
 
-/// The lattice stage alone, on one thread, within o.time_limit: "feasible" with a verified
-/// subset, or "unknown"; ssum::interrupted on o.cancel. `why` opens the plan's reason.
+/// The lattice stage alone, its enumeration on `threads` (0: all), within o.time_limit: "feasible" with a
+/// verified subset, or "unknown"; ssum::interrupted on o.cancel. `why` opens the plan's reason.
 rows_solution lattice_alone(const rows_problem& p, const solve_options& o, const std::string& why,
-                            clock_type::time_point start);
+                            clock_type::time_point start, unsigned threads = 1);
 
 /// Without a time limit the lattice alone searches this long before the refusal stands.
 constexpr double lattice_alone_seconds = 60;
@@ -36,6 +36,6 @@ constexpr double lattice_alone_seconds = 60;
 /// (lattice_alone) within o.time_limit, or without one within lattice_alone_seconds, after
 /// which the refusal is thrown again, saying that the lattice found nothing.
 rows_solution lattice_instead(const rows_problem& p, const solve_options& o, const std::exception_ptr& refused,
-                              const std::string& why, clock_type::time_point start);
+                              const std::string& why, clock_type::time_point start, unsigned threads = 1);
 
 }  // namespace ssum::detail

@@ -212,7 +212,7 @@ rows_solution solve_rows(backend which, unsigned threads, const rows_problem& p,
     if (options.share) throw std::invalid_argument("the lattice stage runs in one process: it is not shared among MPI ranks");
     if (which == backend::cuda) throw backend_unavailable("the lattice stage runs on the host (--backend cpu or auto)");
     if (!detail::lattice_available()) throw backend_unavailable("this build of ssum has no fplll: the lattice stage is not built");
-    rows_solution named = detail::lattice_alone(p, options, "the lattice stage was asked for", start);
+    rows_solution named = detail::lattice_alone(p, options, "the lattice stage was asked for", start, threads);
     named.encoding_bits = out.encoding_bits;
     return named;
   }
@@ -234,7 +234,7 @@ rows_solution solve_rows(backend which, unsigned threads, const rows_problem& p,
       refusal = e.what(), refused = std::current_exception();
     }
     rows_solution alone =
-        detail::lattice_instead(p, options, refused, "no exact algorithm can take these rows (" + refusal + ")", start);
+        detail::lattice_instead(p, options, refused, "no exact algorithm can take these rows (" + refusal + ")", start, threads);
     alone.encoding_bits = rows_encoding_bits(p);
     return alone;
   };
