@@ -181,7 +181,7 @@ TEST(CliListing, HostileCombinationsAreRefusedWithOneLine) {
        {"--unique --all", "--unique --limit 2", "--count --all", "--limit 0", "--limit -1", "--limit x",
         "--items 2 --min-items 1", "--min-items 3 --max-items 2", "--items -1", "--target-range 5 4",
         "--target-range 1 x", "--target-range 1 2 --target 3", "--tolerance -1", "--all --checkpoint ck",
-        "--all --algorithm completion", "--all --backend cuda"}) {
+        "--all --algorithm completion", "--all --backend cuda --algorithm dp"}) {
     const auto r = run("solve " + flags + " -", in);
     EXPECT_GE(r.code, 2) << flags << ": " << r.out;
     EXPECT_LE(r.code, 3) << flags;

@@ -148,7 +148,7 @@ def test_other_threads_run_while_the_subsets_are_taken():
 
 
 def test_exceptions_propagate_at_next():
-    it = ssum.solutions(list(range(1, 41)), 100, memory=1)
+    it = ssum.solutions(list(range(1, 41)), 100, memory=1, backend="cpu")
     with pytest.raises(ssum.InsufficientMemory):
         next(it)
     with pytest.raises(ssum.InsufficientMemory):

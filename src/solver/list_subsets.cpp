@@ -393,12 +393,16 @@ listing list_subsets(backend which, unsigned threads, const problem& p, const li
     verify(p, *s, lo, hi, options);
     return on_subset(*s);
   };
+  // The device's batches wait in two pinned host buffers of 8 bytes a pair: within the host's room.
+  detail::enumerate_cuda_tuning batches;
+  while (batches.largest_batch > batches.first_batch && 16.0 * double(batches.largest_batch) > room)
+    batches.largest_batch /= 2;
   detail::enumerate_result r;
   try {
     r = plan->method == listing_method::four_list       ? detail::enumerate_subsets_four(request, plan->threads, checked)
         : plan->method == listing_method::dp            ? detail::enumerate_subsets_dp(request, checked)
         : plan->method == listing_method::few_items     ? detail::enumerate_subsets_few(request, checked)
-        : plan->method == listing_method::two_list_cuda ? detail::enumerate_subsets_cuda(0, request, checked)
+        : plan->method == listing_method::two_list_cuda ? detail::enumerate_subsets_cuda(0, request, checked, batches)
                                                         : detail::enumerate_subsets(request, checked);
   } catch (const std::bad_alloc&) {
     // A heavy residue class (many equal sums) can outgrow the four-list's plan.
