@@ -20,7 +20,8 @@ namespace ssum::detail {
 // is no answer: the exact search's verdict stands, with its method ("fold", "fold and check"),
 // or "lattice" with the lattice's subset.
 rows_solution race_lattice(backend which, unsigned threads, const rows_problem& p, const solve_options& o,
-                           clock_type::time_point start, const exact_search& exact) {
+                           clock_type::time_point start, const exact_search& exact, unsigned lattice_threads) {
+  lattice_threads = std::max(1u, lattice_threads);
   std::atomic<bool> stop{false}, never{false}, lattice_stop{false}, lattice_found{false};
   lattice_result found;
   std::thread lattice([&] {
@@ -28,6 +29,7 @@ rows_solution race_lattice(backend which, unsigned threads, const rows_problem& 
       lattice_options lo;
       lo.cancel = &lattice_stop;
       lo.time_limit = o.time_limit;
+      lo.threads = lattice_threads;
       found = solve_rows_lattice(p, lo);
       if (!found.subsets.empty()) {
         lattice_found.store(true);
@@ -50,7 +52,8 @@ rows_solution race_lattice(backend which, unsigned threads, const rows_problem& 
   // The caller's cancel reaches the exact search through `stop`, as a time limit does.
   const deadline_watch relay(clock_type::time_point::max(), o.cancel, stop, never);
   const unsigned team = host_share_for(threads, o).threads;
-  const unsigned exact_threads = which == backend::cuda ? threads : std::max(1u, team - 1);
+  const unsigned exact_threads = which == backend::cuda || lattice_threads > 1 ? threads : std::max(1u, team - 1);
+  const std::string on = lattice_threads == 1 ? "one thread" : std::to_string(lattice_threads) + " threads";
   rows_solution out;
   try {
     out = exact(stoppable, exact_threads);
@@ -65,7 +68,7 @@ rows_solution race_lattice(backend which, unsigned threads, const rows_problem& 
     throw std::logic_error("internal error: the exact search proved that no subset meets the rows, the lattice found one");
   }
   if (!lattice_found.load() || answer.feasible) {  // the exact search's answer, with its plan
-    out.answer.plan.reason += "; the lattice stage ran beside it on one thread";
+    out.answer.plan.reason += "; the lattice stage ran beside it on " + on;
     return out;
   }
   out.method = "lattice";
@@ -77,9 +80,9 @@ rows_solution race_lattice(backend which, unsigned threads, const rows_problem& 
   if (!is_rows_certificate(p, s.subset)) throw std::logic_error("internal error: the lattice's subset does not meet every row");
   s.algorithm = "lattice";
   s.backend = "cpu";
-  s.threads = 1;
+  s.threads = lattice_threads;
   s.plan = {"lattice", "cpu",
-            "the lattice stage (fplll's reduction, a {0,1} enumeration) on one thread beside the exact search, "
+            "the lattice stage (fplll's reduction, a {0,1} enumeration) on " + on + " beside the exact search, "
             "which it stopped"};
   s.seconds.search = out.lattice_seconds;
   s.seconds.total = seconds_since(start);

@@ -251,8 +251,16 @@ rows_solution solve_rows(backend which, unsigned threads, const rows_problem& p,
       };
       // A plan the exact search refuses is refused at once, before the lattice's first
       // reduction (an uninterruptible BKZ tour) starts.
-      if (races) (void)detail::choose(folded->single, o, which, threads, 0);
-      rows_solution out = races ? detail::race_lattice(which, threads, p, o, start, exact) : exact(o, threads);
+      // The exact search on the GPU leaves the host's threads, but for its own share, to the
+      // lattice's enumeration.
+      unsigned lattice_threads = 1;
+      if (races) {
+        const detail::choice c = detail::choose(folded->single, o, which, threads, 0);
+        const unsigned team = detail::host_share_for(threads, o).threads;
+        if (c.where == backend::cuda && team > c.threads + 1) lattice_threads = team - std::max(1u, c.threads);
+      }
+      rows_solution out =
+          races ? detail::race_lattice(which, threads, p, o, start, exact, lattice_threads) : exact(o, threads);
       out.rows_folded = p.rows.size();
       out.encoding_bits = rows_encoding_bits(p);
       if (out.method == "lattice") return out;
