@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -126,7 +127,11 @@ bool same_matrix(const integer_matrix& a, const integer_matrix& b) {
 const std::vector<fplll::Strategy>& shipped_strategies() {
   static const std::vector<fplll::Strategy> strategies = [] {
     try {
-      const std::string path = fplll::strategy_full_path(fplll::default_strategy());
+      // SSUM_FPLLL_STRATEGIES: a strategies file where fplll's compiled-in path has none (an
+      // fplll copied to another machine).
+      const char* given = std::getenv("SSUM_FPLLL_STRATEGIES");
+      const std::string path =
+          given && *given ? std::string(given) : fplll::strategy_full_path(fplll::default_strategy());
       if (path.empty()) return std::vector<fplll::Strategy>{};
       return fplll::load_strategies_json(path);
     } catch (...) {
