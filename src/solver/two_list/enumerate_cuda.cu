@@ -330,6 +330,7 @@ enumerate_result enumerate_subsets_cuda(int device, const enumerate_request& r,
   const std::size_t max_items = std::min(r.max_items, n);
   std::vector<std::size_t> items;
   items.reserve(n);
+  std::uint32_t prefix_mask = 0;  // the a whose items open `items`
   bool looking_past_limit = false;
   std::uint64_t steps = 0;
   int slot = 0;
@@ -351,8 +352,12 @@ enumerate_result enumerate_subsets_cuda(int device, const enumerate_request& r,
       if (a_items + b_items < r.min_items || a_items + b_items > max_items) continue;
       if (r.non_empty && mask_a == 0 && mask_b == 0) continue;
       if (looking_past_limit) return result;  // another exists: complete stays false
-      items.clear();
-      for (std::uint32_t m = mask_a; m; m &= m - 1) items.push_back(std::size_t(std::countr_zero(m)));
+      if (mask_a != prefix_mask || items.size() < a_items) {  // a's items, once per run of its pairs
+        items.clear();
+        for (std::uint32_t m = mask_a; m; m &= m - 1) items.push_back(std::size_t(std::countr_zero(m)));
+        prefix_mask = mask_a;
+      }
+      items.resize(a_items);
       for (std::uint32_t m = mask_b; m; m &= m - 1) items.push_back(h + std::size_t(std::countr_zero(m)));
       ++result.listed;
       if (!on_subset(items)) return result;
