@@ -135,6 +135,33 @@ TEST(Planner, ABadArgumentIsThrownNotTabled) {
                std::invalid_argument);
 }
 
+// Past every algorithm's items the instance is refused by type (ssum::instance_refused, still a
+// std::invalid_argument): the table records it; a bad argument is no instance_refused.
+TEST(Planner, AnInstancePastEveryAlgorithmIsRefusedByType) {
+  const ssum::problem wide = ssum::generate("random", 200, 16, 1);
+  ssum::solve_options four;
+  four.algo = ssum::algorithm::four_list;
+  EXPECT_THROW(ssum::solve(ssum::backend::cpu, 2, wide, four), ssum::instance_refused);
+  const ssum::plan_table t = ssum::explain(ssum::backend::cpu, 2, wide, four);
+  EXPECT_TRUE(t.chosen.algorithm.empty());
+  EXPECT_NE(t.refusal.find("at most"), std::string::npos) << t.refusal;
+  ssum::listing_options sixty_one;
+  sixty_one.algo = ssum::algorithm::two_list;
+  EXPECT_THROW(ssum::list_subsets(ssum::backend::cpu, 2, ssum::generate("random", 61, 16, 1), sixty_one,
+                                  [](const auto&) { return true; }),
+               ssum::instance_refused);
+  ssum::solve_options bad;
+  bad.algo = ssum::algorithm::completion_search;
+  bad.count = true;
+  try {
+    (void)ssum::solve(ssum::backend::cpu, 2, ssum::generate("random", 20, std::nullopt, 1), bad);
+    ADD_FAILURE() << "a count by the completion search was not refused";
+  } catch (const ssum::instance_refused& e) {
+    ADD_FAILURE() << "a bad argument taken for the instance's refusal: " << e.what();
+  } catch (const std::invalid_argument&) {
+  }
+}
+
 TEST(Planner, AnInstanceBeyondReachIsExplainedWithoutRunning) {
   // Density 1 at n = 120: a solve refuses it at once (no time limit); explain says why and
   // costs every candidate. Without the refusal this would run for years: ctest's timeout

@@ -99,6 +99,14 @@ class interrupted : public std::runtime_error {
   interrupted() : std::runtime_error("interrupted") {}
 };
 
+/// The instance is past what an algorithm takes (its items, the width of its sums or of its
+/// window), as opposed to a bad argument: another algorithm, or the lattice stage, may still
+/// take it. A std::invalid_argument, read (and exiting, 2) as one.
+class instance_refused : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
 /// The requested backend cannot run here (not built, no device).
 class backend_unavailable : public std::runtime_error {
  public:

@@ -232,11 +232,11 @@ void refuse_beyond_most_items(const problem& p, algorithm algo) {
   const std::size_t n = p.weights.size();
   if (n <= most_items) return;
   if (algo == algorithm::four_list) {
-    throw std::invalid_argument("the four-list algorithm takes at most " + std::to_string(most_items) + " items");
+    throw instance_refused("the four-list algorithm takes at most " + std::to_string(most_items) + " items");
   }
   if (algo == algorithm::automatic) {
     // Named for what the user asked: no algorithm (not "the four-list") can take this.
-    throw std::invalid_argument("no algorithm here takes more than " + std::to_string(most_items) +
+    throw instance_refused("no algorithm here takes more than " + std::to_string(most_items) +
                                 " items with weights like these (n = " + std::to_string(n) + ")");
   }
 }

@@ -258,7 +258,7 @@ listing_plan plan_listing(backend which, const problem& p, const question& q, al
                                 (algo == algorithm::four_list ? "four-list" : "dp") +
                                 " lists them on the host (--backend cpu or auto)");
   }
-  if (asked.size() == 1 && !asked[0]->cannot.empty()) throw std::invalid_argument(asked[0]->cannot);
+  if (asked.size() == 1 && !asked[0]->cannot.empty()) throw instance_refused(asked[0]->cannot);
   const candidate* best = nullptr;
   for (const candidate* c : asked) {
     if (c->cannot.empty() && c->bytes <= c->room && (!best || c->seconds < best->seconds)) best = c;

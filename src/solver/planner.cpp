@@ -253,11 +253,8 @@ bool refused(F&& f, std::string& refusal) {
     refusal = e.what();
   } catch (const backend_unavailable& e) {
     refusal = e.what();
-  } catch (const std::invalid_argument& e) {
-    // Past every algorithm's items: the instance's refusal. Any other bad argument is thrown.
-    const std::string text = e.what();
-    if (text.find("takes more than") == std::string::npos && text.find("at most") == std::string::npos) throw;
-    refusal = text;
+  } catch (const instance_refused& e) {
+    refusal = e.what();  // past the algorithm's items or widths; any other bad argument is thrown
   }
   return true;
 }

@@ -285,7 +285,7 @@ enumerate_result enumerate_subsets_four(const enumerate_request& r, unsigned thr
   if (!r.weights) throw std::invalid_argument("enumerate_subsets_four: no weights");
   const std::size_t n = r.weights->size();
   if (n > enumerate_four_most_items) {
-    throw std::invalid_argument("the four-list listing takes at most " + std::to_string(enumerate_four_most_items) +
+    throw instance_refused("the four-list listing takes at most " + std::to_string(enumerate_four_most_items) +
                                 " items (" + std::to_string(n) + " given)");
   }
   const flipped_totals totals = totals_of(*r.weights);  // throws past 2^127
@@ -303,7 +303,7 @@ enumerate_result enumerate_subsets_four(const enumerate_request& r, unsigned thr
   if (lo > hi || r.min_items > r.max_items || r.min_items > n) return none;
   const uint128 width = uint128(hi - lo) + 1;
   if (width > enumerate_four_widest_window) {
-    throw std::invalid_argument("the four-list lists a window of at most " +
+    throw instance_refused("the four-list lists a window of at most " +
                                 std::to_string(enumerate_four_widest_window) + " values, one target at a time");
   }
   const uint128 first = uint128(lo + int128(totals.negative_abs));

@@ -357,7 +357,7 @@ solution solve_four_list(const host_share& host, const problem& p, const flipped
   const auto start = clock_type::now();
   const std::size_t n = p.weights.size();
   if (n > most_items) {
-    throw std::invalid_argument("the four-list algorithm takes at most " + std::to_string(most_items) + " items");
+    throw instance_refused("the four-list algorithm takes at most " + std::to_string(most_items) + " items");
   }
   if (totals.out_of_range()) return out_of_range_answer("four-list", "cpu", host.threads, options, start);
   const double available = host.room;

@@ -140,8 +140,10 @@ rows_solution lattice_instead(const rows_problem& p, const solve_options& o, con
     throw insufficient_memory(e.what() + tried, e.bytes_needed(), e.bytes_available());
   } catch (const out_of_reach& e) {
     throw out_of_reach(e.what() + tried);
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(e.what() + tried);
+  } catch (const instance_refused& e) {
+    std::string message = e.what();
+    message += tried;
+    throw instance_refused(message);
   }
 }
 

@@ -229,8 +229,7 @@ rows_solution solve_rows(backend which, unsigned threads, const rows_problem& p,
       refusal = e.what(), refused = std::current_exception();
     } catch (const out_of_reach& e) {
       refusal = e.what(), refused = std::current_exception();
-    } catch (const std::invalid_argument& e) {
-      if (std::string(e.what()).find("takes") == std::string::npos) throw;  // a bad argument, not the instance
+    } catch (const instance_refused& e) {  // the instance, not a bad argument
       refusal = e.what(), refused = std::current_exception();
     }
     rows_solution alone =

@@ -289,7 +289,7 @@ uint128 total_magnitude(const std::vector<int128>& weights) {
   for (const int128 w : weights) {
     const uint128 m = magnitude(w);
     if (m >= bound || total >= bound - m)
-      throw std::invalid_argument("the weights' absolute values add up to 2^127 or more; the enumerator takes totals "
+      throw instance_refused("the weights' absolute values add up to 2^127 or more; the enumerator takes totals "
                                   "up to 2^127 - 1");
     total += m;
   }
@@ -325,7 +325,7 @@ enumerate_result enumerate_subsets(const enumerate_request& r,
   const std::vector<int128>& weights = *r.weights;
   const std::size_t n = weights.size();
   if (n > enumerate_most_items)
-    throw std::invalid_argument("listing subsets takes at most " + std::to_string(enumerate_most_items) +
+    throw instance_refused("listing subsets takes at most " + std::to_string(enumerate_most_items) +
                                 " items; this instance has " + std::to_string(n));
   const uint128 total = total_magnitude(weights);
   // Nothing to list: an empty window, or size bounds no subset meets. Complete, no list built.

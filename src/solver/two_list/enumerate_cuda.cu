@@ -244,7 +244,7 @@ enumerate_result enumerate_subsets_cuda(int device, const enumerate_request& r,
   if (!r.weights) throw std::invalid_argument("enumerate_subsets_cuda: no weights");
   const std::vector<int128>& weights = *r.weights;
   const std::size_t n = weights.size();
-  if (const std::string why = enumerate_cuda_refusal(weights); !why.empty()) throw std::invalid_argument(why);
+  if (const std::string why = enumerate_cuda_refusal(weights); !why.empty()) throw instance_refused(why);
   enumerate_result result;
   int128 least = 0, most = 0;
   for (const int128 w : weights) (w < 0 ? least : most) += w;
