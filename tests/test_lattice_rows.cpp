@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "lattice_checks.hpp"
 #include "solver/lattice/lattice_rows.hpp"
 #include "ssum/rows.hpp"
 #include "ssum/solve.hpp"
@@ -24,10 +25,9 @@ using ssum::rows_problem;
 using ssum::detail::lattice_options;
 using ssum::detail::lattice_result;
 using ssum::detail::solve_rows_lattice;
-using subset_set = std::set<std::vector<std::size_t>>;
-
-#define SKIP_WITHOUT_FPLLL() \
-  if (!ssum::detail::lattice_available()) GTEST_SKIP() << "ssum was built without fplll: no lattice stage"
+using ssum_test::brute_force;
+using ssum_test::subset_set;
+using ssum_test::verified_set;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -52,23 +52,6 @@ std::vector<std::size_t> random_subset(std::size_t n, std::mt19937_64& rng) {
   for (std::size_t j = 0; j < n; ++j)
     if (rng() & 1) subset.push_back(j);
   return subset;
-}
-
-subset_set brute_force(const rows_problem& p) {
-  const std::size_t n = p.columns();
-  subset_set all;
-  for (std::uint64_t mask = 0; mask < (std::uint64_t(1) << n); ++mask) {
-    std::vector<std::size_t> subset;
-    for (std::size_t j = 0; j < n; ++j)
-      if (mask >> j & 1) subset.push_back(j);
-    if (ssum::is_rows_certificate(p, subset)) all.insert(subset);
-  }
-  return all;
-}
-
-void expect_all_verified(const rows_problem& p, const lattice_result& r) {
-  for (const auto& subset : r.subsets) EXPECT_TRUE(ssum::is_rows_certificate(p, subset));
-  EXPECT_EQ(subset_set(r.subsets.begin(), r.subsets.end()).size(), r.subsets.size()) << "a subset twice";
 }
 
 // One row, many columns, target half the total: more solutions than any run lists, so the
@@ -111,7 +94,7 @@ TEST(LatticeRows, PlantedRandomInstances) {
       const rows_problem p = random_rows(m, n, rng, random_subset(n, rng));
       const lattice_result r = solve_rows_lattice(p, {});
       ASSERT_EQ(r.subsets.size(), 1u);
-      expect_all_verified(p, r);
+      verified_set(p, r);
     }
 }
 
@@ -137,7 +120,7 @@ TEST(LatticeRows, AllSolutionsMatchBruteForce) {
     lattice_options o;
     o.limit = 0;
     const lattice_result r = solve_rows_lattice(p, o);
-    expect_all_verified(p, r);
+    verified_set(p, r);
     EXPECT_TRUE(r.exhausted);
     const subset_set expected = brute_force(p);
     EXPECT_EQ(subset_set(r.subsets.begin(), r.subsets.end()), expected);
@@ -154,7 +137,7 @@ TEST(LatticeRows, LimitStopsEarly) {
   const lattice_result r = solve_rows_lattice(p, o);
   EXPECT_EQ(r.subsets.size(), 3u);
   EXPECT_FALSE(r.exhausted);
-  expect_all_verified(p, r);
+  verified_set(p, r);
 }
 
 // Nothing found, the enumeration exhausted: the stage reports no solution, which (header
@@ -237,7 +220,7 @@ TEST(LatticeRows, CancelDuring) {
   EXPECT_LT(std::chrono::duration<double>(returned - raised).count(), 2.5);
   // It was listing solutions when stopped, unless the reduction itself was still running.
   if (r.enumerate_seconds > 0) EXPECT_GT(r.subsets.size(), 0u);
-  expect_all_verified(p, r);
+  verified_set(p, r);
 }
 
 TEST(LatticeRows, TimeLimit) {
@@ -267,7 +250,7 @@ TEST(LatticeRows, HugeTimeLimitIsNoLimit) {
     const lattice_result r = solve_rows_lattice(p, o);
     EXPECT_FALSE(r.timed_out);
     ASSERT_EQ(r.subsets.size(), 1u);
-    expect_all_verified(p, r);
+    verified_set(p, r);
   }
   const auto now = std::chrono::steady_clock::now();
   EXPECT_FALSE(ssum::deadline_after(1e10, now).has_value());

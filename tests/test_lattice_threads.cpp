@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "lattice_checks.hpp"
 #include "solver/lattice/lattice_rows.hpp"
 #include "ssum/rows.hpp"
 #include "ssum/solve.hpp"
@@ -23,10 +24,9 @@ using ssum::rows_problem;
 using ssum::detail::lattice_options;
 using ssum::detail::lattice_result;
 using ssum::detail::solve_rows_lattice;
-using subset_set = std::set<std::vector<std::size_t>>;
-
-#define SKIP_WITHOUT_FPLLL() \
-  if (!ssum::detail::lattice_available()) GTEST_SKIP() << "ssum was built without fplll: no lattice stage"
+using ssum_test::brute_force;
+using ssum_test::subset_set;
+using ssum_test::verified_set;
 
 // m rows of n coefficients in 0..top; the targets are the rows' sums over a random subset.
 rows_problem planted_rows(std::size_t m, std::size_t n, int top, std::mt19937_64& rng) {
@@ -40,25 +40,6 @@ rows_problem planted_rows(std::size_t m, std::size_t n, int top, std::mt19937_64
     if (rng() & 1)
       for (std::size_t i = 0; i < m; ++i) p.targets[i] += p.rows[i][j];
   return p;
-}
-
-subset_set brute_force(const rows_problem& p) {
-  const std::size_t n = p.columns();
-  subset_set all;
-  for (std::uint64_t mask = 0; mask < (std::uint64_t(1) << n); ++mask) {
-    std::vector<std::size_t> subset;
-    for (std::size_t j = 0; j < n; ++j)
-      if (mask >> j & 1) subset.push_back(j);
-    if (ssum::is_rows_certificate(p, subset)) all.insert(subset);
-  }
-  return all;
-}
-
-subset_set verified_set(const rows_problem& p, const lattice_result& r) {
-  for (const auto& subset : r.subsets) EXPECT_TRUE(ssum::is_rows_certificate(p, subset));
-  const subset_set set(r.subsets.begin(), r.subsets.end());
-  EXPECT_EQ(set.size(), r.subsets.size()) << "a subset twice";
-  return set;
 }
 
 // One row of 60 columns, target half the total: more solutions than any run lists.
