@@ -1,7 +1,8 @@
 // ssum::list_subsets (ssum/solve.hpp): every subset in a window, handed out as found, by one of
 // five enumerators over the instance as given: the meet in the middle on the host
-// (two_list/enumerate.hpp) or on a CUDA device (two_list/enumerate_cuda.hpp), the four-list (four_list/enumerate_four.hpp), the table of reachable sums (dp/enumerate_dp.hpp)
-// or, for a few items of many, a walk over every subset of that size
+// (two_list/enumerate.hpp) or on a CUDA device (two_list/enumerate_cuda.hpp), the four-list
+// (four_list/enumerate_four.hpp), the table of reachable sums (dp/enumerate_dp.hpp) or, for a
+// few items of many, a walk over every subset of that size
 // (few_items/enumerate_few.hpp). A reduction that sets items aside (zero weights, forced or heavy items,
 // divisor groups) would have to give back every subset it stands for, so none runs here: the
 // enumerators take zeros, duplicates and signs as they come. Where listing the complements
@@ -121,9 +122,22 @@ double few_items_seconds(double steps) { return steps * 5e-9; }
 // Past this many subsets (about a day and a half) the walk is not a plan.
 constexpr double few_items_most_steps = 2.5e13;
 
+// Whether a CUDA device is present, asked at most once per listing (the question and its
+// complement, and the refusal of --backend cuda, share the answer; asking starts CUDA).
+class device_question {
+ public:
+  bool present() {
+    if (!asked_) present_ = cuda_compiled() && !cuda_devices().empty(), asked_ = true;
+    return present_;
+  }
+
+ private:
+  bool asked_ = false, present_ = false;
+};
+
 // What list_subsets and explain_listing refuse before any plan: weights past 2^127, sizes
 // the wrong way round, a window on a zero-sum instance, the device.
-void check_listing(backend which, const problem& p, const listing_options& options) {
+void check_listing(backend which, const problem& p, const listing_options& options, device_question& device) {
   check_weight_total(p);
   if (options.min_items > options.max_items) {
     throw std::invalid_argument("the smallest size asked for (" + std::to_string(options.min_items) +
@@ -134,7 +148,7 @@ void check_listing(backend which, const problem& p, const listing_options& optio
   }
   if (which == backend::cuda) {
     if (!cuda_compiled()) throw backend_unavailable("this build of ssum has no CUDA backend");
-    if (cuda_devices().empty()) throw backend_unavailable("no CUDA device is present");
+    if (!device.present()) throw backend_unavailable("no CUDA device is present");
   }
 }
 
@@ -158,8 +172,9 @@ struct candidate {
 // in the middle).
 // shown: where ssum::explain_listing wants each candidate as a row of its table (`as` opens
 // each row's note: which question it answers).
-listing_plan plan_listing(backend which, const problem& p, const question& q, algorithm algo, unsigned threads,
-                          double room, std::vector<plan_candidate>* shown = nullptr, const std::string& as = "") {
+listing_plan plan_listing(backend which, device_question& device, const problem& p, const question& q, algorithm algo,
+                          unsigned threads, double room, std::vector<plan_candidate>* shown = nullptr,
+                          const std::string& as = "") {
   if (algo == algorithm::lattice) {
     throw std::invalid_argument("the lattice stage finds one subset of several rows: it does not list");
   }
@@ -217,7 +232,7 @@ listing_plan plan_listing(backend which, const problem& p, const question& q, al
     gpu_halves.cannot = std::move(why);
   } else if (which == backend::automatic && host_best <= cuda_listing_start) {
     gpu_halves.cannot = "the host lists it sooner than a GPU starts";
-  } else if (cuda_devices().empty()) {
+  } else if (!device.present()) {
     gpu_halves.cannot = "no CUDA device is present";
   } else {
     gpu_halves.bytes = detail::enumerate_cuda_bytes(n);
@@ -321,7 +336,8 @@ listing list_subsets(backend which, unsigned threads, const problem& p, const li
                      const std::function<bool(const std::vector<std::size_t>&)>& on_subset) {
   const auto start = detail::clock_type::now();
   const std::optional<detail::clock_type::time_point> deadline = detail::deadline_after(options.time_limit, start);
-  check_listing(which, p, options);
+  device_question device;
+  check_listing(which, p, options, device);
   const int128 lo = p.target.value_or(0);
   const int128 hi = p.target ? options.high.value_or(*p.target) : 0;
   const detail::host_share host = detail::host_share_for(threads, solve_options{});
@@ -332,7 +348,7 @@ listing list_subsets(backend which, unsigned threads, const problem& p, const li
   std::optional<listing_plan> plan;
   std::exception_ptr refused;
   try {
-    plan = plan_listing(which, p, given, options.algo, host.threads, room);
+    plan = plan_listing(which, device, p, given, options.algo, host.threads, room);
   } catch (const std::invalid_argument&) {
     refused = std::current_exception();
   } catch (const insufficient_memory&) {
@@ -342,7 +358,7 @@ listing list_subsets(backend which, unsigned threads, const problem& p, const li
   bool complemented = false;
   if (other) {
     try {
-      listing_plan alt = plan_listing(which, p, *other, options.algo, host.threads, room);
+      listing_plan alt = plan_listing(which, device, p, *other, options.algo, host.threads, room);
       if (!plan || alt.seconds < plan->seconds) plan = std::move(alt), complemented = true;
     } catch (const std::invalid_argument&) {
     } catch (const insufficient_memory&) {
@@ -422,7 +438,8 @@ listing list_subsets(backend which, unsigned threads, const problem& p, const li
 }
 
 plan_table explain_listing(backend which, unsigned threads, const problem& p, const listing_options& options) {
-  check_listing(which, p, options);
+  device_question device;
+  check_listing(which, p, options, device);
   const int128 lo = p.target.value_or(0);
   const int128 hi = p.target ? options.high.value_or(*p.target) : 0;
   const detail::host_share host = detail::host_share_for(threads, solve_options{});
@@ -435,7 +452,7 @@ plan_table explain_listing(backend which, unsigned threads, const problem& p, co
   const question given{lo, hi, options.min_items, options.max_items, !p.target};
   std::optional<listing_plan> plan;
   try {
-    plan = plan_listing(which, p, given, options.algo, host.threads, room, &t.candidates);
+    plan = plan_listing(which, device, p, given, options.algo, host.threads, room, &t.candidates);
   } catch (const std::exception& e) {
     t.refusal = e.what();
   }
@@ -443,7 +460,7 @@ plan_table explain_listing(backend which, unsigned threads, const problem& p, co
   bool complemented = false;
   if (const std::optional<question> other = complement_of(p, given)) {
     try {
-      listing_plan alt = plan_listing(which, p, *other, options.algo, host.threads, room, &t.candidates,
+      listing_plan alt = plan_listing(which, device, p, *other, options.algo, host.threads, room, &t.candidates,
                                       "the complements (the items each subset leaves out): ");
       if (!plan || alt.seconds < plan->seconds) plan = std::move(alt), complemented = true;
     } catch (const std::exception&) {
