@@ -173,7 +173,8 @@ struct candidate {
 // shown: where ssum::explain_listing wants each candidate as a row of its table (`as` opens
 // each row's note: which question it answers).
 listing_plan plan_listing(backend which, device_question& device, const problem& p, const question& q, algorithm algo,
-                          unsigned threads, double room, std::vector<plan_candidate>* shown = nullptr,
+                          unsigned threads, double room, std::uint64_t memory_limit,
+                          std::vector<plan_candidate>* shown = nullptr,
                           const std::string& as = "") {
   if (algo == algorithm::lattice) {
     throw std::invalid_argument("the lattice stage finds one subset of several rows: it does not list");
@@ -238,7 +239,9 @@ listing_plan plan_listing(backend which, device_question& device, const problem&
     gpu_halves.bytes = detail::enumerate_cuda_bytes(n);
     gpu_halves.seconds = cuda_two_list_seconds(n);
     try {
-      gpu_halves.room = detail::cuda_solver_room(0);
+      // The device's free memory, and no more than --memory: the limit caps every plan.
+      const double device_room = detail::cuda_solver_room(0);
+      gpu_halves.room = memory_limit && double(memory_limit) < device_room ? double(memory_limit) : device_room;
     } catch (const cuda_error& e) {
       gpu_halves.cannot = std::string("the device cannot say how much memory it has: ") + e.what();
     }
@@ -348,7 +351,7 @@ listing list_subsets(backend which, unsigned threads, const problem& p, const li
   std::optional<listing_plan> plan;
   std::exception_ptr refused;
   try {
-    plan = plan_listing(which, device, p, given, options.algo, host.threads, room);
+    plan = plan_listing(which, device, p, given, options.algo, host.threads, room, options.memory_limit);
   } catch (const std::invalid_argument&) {
     refused = std::current_exception();
   } catch (const insufficient_memory&) {
@@ -358,7 +361,7 @@ listing list_subsets(backend which, unsigned threads, const problem& p, const li
   bool complemented = false;
   if (other) {
     try {
-      listing_plan alt = plan_listing(which, device, p, *other, options.algo, host.threads, room);
+      listing_plan alt = plan_listing(which, device, p, *other, options.algo, host.threads, room, options.memory_limit);
       if (!plan || alt.seconds < plan->seconds) plan = std::move(alt), complemented = true;
     } catch (const std::invalid_argument&) {
     } catch (const insufficient_memory&) {
@@ -452,7 +455,7 @@ plan_table explain_listing(backend which, unsigned threads, const problem& p, co
   const question given{lo, hi, options.min_items, options.max_items, !p.target};
   std::optional<listing_plan> plan;
   try {
-    plan = plan_listing(which, device, p, given, options.algo, host.threads, room, &t.candidates);
+    plan = plan_listing(which, device, p, given, options.algo, host.threads, room, options.memory_limit, &t.candidates);
   } catch (const std::exception& e) {
     t.refusal = e.what();
   }
@@ -460,7 +463,7 @@ plan_table explain_listing(backend which, unsigned threads, const problem& p, co
   bool complemented = false;
   if (const std::optional<question> other = complement_of(p, given)) {
     try {
-      listing_plan alt = plan_listing(which, device, p, *other, options.algo, host.threads, room, &t.candidates,
+      listing_plan alt = plan_listing(which, device, p, *other, options.algo, host.threads, room, options.memory_limit, &t.candidates,
                                       "the complements (the items each subset leaves out): ");
       if (!plan || alt.seconds < plan->seconds) plan = std::move(alt), complemented = true;
     } catch (const std::exception&) {

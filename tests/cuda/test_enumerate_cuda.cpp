@@ -16,6 +16,7 @@
 #include "solver/two_list/enumerate_cuda.hpp"
 #include "ssum/cuda_device.hpp"
 #include "ssum/errors.hpp"
+#include "ssum/errors.hpp"
 #include "ssum/explain.hpp"
 #include "ssum/generate.hpp"
 #include "ssum/solve.hpp"
@@ -229,6 +230,17 @@ TEST(CudaEnumerate, ListSubsetsOnTheDevice) {
   EXPECT_THROW(ssum::list_subsets(ssum::backend::cuda, 0, ssum::generate("planted", 20, 10, 1), dp,
                                   [](const std::vector<std::size_t>&) { return true; }),
                std::invalid_argument);
+  // The memory limit caps the device's plan as it caps the host's: a plan beyond it is refused
+  // before anything is allocated, on either backend and under automatic.
+  ssum::listing_options tight;
+  tight.memory_limit = 1;
+  const ssum::problem p = ssum::generate("planted", 40, 30, 4);
+  for (const ssum::backend b : {ssum::backend::cuda, ssum::backend::automatic}) {
+    std::size_t calls = 0;
+    EXPECT_THROW(ssum::list_subsets(b, 0, p, tight, [&](const std::vector<std::size_t>&) { return ++calls, true; }),
+                 ssum::insufficient_memory);
+    EXPECT_EQ(calls, 0u);
+  }
 }
 
 // Near the device's size: 2^24 and 2^25 sums a half, a narrow window, against the host.
