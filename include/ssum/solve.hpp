@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -238,5 +239,20 @@ class listing_interrupted : public interrupted {
 /// min_items > max_items, ssum::listing_interrupted on cancel.
 listing list_subsets(backend which, unsigned threads, const problem& p, const listing_options& options,
                      const std::function<bool(const std::vector<std::size_t>&)>& on_subset);
+
+/// list_subsets in bulk, for callers that take millions of subsets a second: the same subsets,
+/// plan, order, limit, complete, time limit, cancel (listing_interrupted, thrown after the
+/// batches handed out), memory limit and errors, handed to on_masks in batches of 64-bit masks
+/// (bit i set: item i is in the subset), each verified first (no bit past n, its sum in the
+/// window, its size in the bounds, not empty for zero-sum). on_masks returning false stops the
+/// listing after that batch (listed counts the whole batch; complete stays false unless none
+/// was left). The span is valid during the call only: copy what you keep. The host
+/// enumerators' subsets come in batches of up to 4096; the GPU listing (backend::cuda, or
+/// automatic where it is chosen) hands each stretch of a device batch, up to 2^18 masks, turned
+/// into item masks and verified on `threads` host threads. Calls come from one thread at a
+/// time, not always the caller's. Throws ssum::instance_refused (a std::invalid_argument) for
+/// more than 64 items, which list_subsets takes.
+listing list_subset_masks(backend which, unsigned threads, const problem& p, const listing_options& options,
+                          const std::function<bool(std::span<const std::uint64_t>)>& on_masks);
 
 }  // namespace ssum

@@ -15,6 +15,7 @@
 #include <limits>
 #include <new>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -23,6 +24,7 @@
 #include "solver/frame.hpp"
 #include "solver/dp/enumerate_dp.hpp"
 #include "solver/few_items/enumerate_few.hpp"
+#include "solver/subset_masks.hpp"
 #include "solver/four_list/enumerate_four.hpp"
 #include "solver/gpu/cuda_room.hpp"
 #include "solver/two_list/enumerate.hpp"
@@ -337,6 +339,13 @@ listing_plan plan_listing(backend which, device_question& device, const problem&
 
 listing list_subsets(backend which, unsigned threads, const problem& p, const listing_options& options,
                      const std::function<bool(const std::vector<std::size_t>&)>& on_subset) {
+  detail::listing_receiver to;
+  to.on_subset = &on_subset;
+  return detail::run_listing(which, threads, p, options, to);
+}
+
+listing detail::run_listing(backend which, unsigned threads, const problem& p, const listing_options& options,
+                            const listing_receiver& to) {
   const auto start = detail::clock_type::now();
   const std::optional<detail::clock_type::time_point> deadline = detail::deadline_after(options.time_limit, start);
   device_question device;
@@ -397,8 +406,20 @@ listing list_subsets(backend which, unsigned threads, const problem& p, const li
   request.limit = options.limit;
   request.cancel = watch ? &stop : options.cancel;
   request.max_bytes = room;
+  // The device's batches wait in two pinned host buffers of 8 bytes a pair: within the host's room.
+  detail::enumerate_cuda_tuning batches;
+  while (batches.largest_batch > batches.first_batch && 16.0 * double(batches.largest_batch) > room)
+    batches.largest_batch /= 2;
+  // Mask mode: the subsets become masks, verified and handed out in batches by the receiver.
+  std::optional<detail::mask_verifier> verifier;
+  std::optional<detail::mask_receiver> masks;
+  if (to.on_masks) {
+    verifier.emplace(p.weights, lo, hi, options.min_items, options.max_items, !p.target);
+    masks.emplace(*to.on_masks, *verifier, complemented, host.threads);
+  }
   std::vector<std::size_t> left_out;  // the complement of what the enumerator hands out, reused
   const auto checked = [&](const std::vector<std::size_t>& subset) {
+    if (masks) return masks->add(subset);
     const std::vector<std::size_t>* s = &subset;
     if (complemented) {
       left_out.clear();
@@ -410,23 +431,30 @@ listing list_subsets(backend which, unsigned threads, const problem& p, const li
       s = &left_out;
     }
     verify(p, *s, lo, hi, options);
-    return on_subset(*s);
+    return (*to.on_subset)(*s);
   };
-  // The device's batches wait in two pinned host buffers of 8 bytes a pair: within the host's room.
-  detail::enumerate_cuda_tuning batches;
-  while (batches.largest_batch > batches.first_batch && 16.0 * double(batches.largest_batch) > room)
-    batches.largest_batch /= 2;
+  // The device's pairs go to the receiver a stretch at a time, never one subset at a time.
+  const std::size_t half = p.weights.size() / 2;
+  const auto device_masks = [&](std::span<std::uint64_t> pairs) {
+    const bool go_on = masks->pairs(pairs, half);
+    return detail::pairs_handed{pairs.size(), go_on};
+  };
+  constexpr std::uint64_t device_stretch = std::uint64_t(1) << 18;  // a fraction of a ms of masks
   detail::enumerate_result r;
   try {
-    r = plan->method == listing_method::four_list       ? detail::enumerate_subsets_four(request, plan->threads, checked)
-        : plan->method == listing_method::dp            ? detail::enumerate_subsets_dp(request, checked)
-        : plan->method == listing_method::few_items     ? detail::enumerate_subsets_few(request, checked)
-        : plan->method == listing_method::two_list_cuda ? detail::enumerate_subsets_cuda(0, request, checked, batches)
-                                                        : detail::enumerate_subsets(request, checked);
+    r = plan->method == listing_method::four_list   ? detail::enumerate_subsets_four(request, plan->threads, checked)
+        : plan->method == listing_method::dp        ? detail::enumerate_subsets_dp(request, checked)
+        : plan->method == listing_method::few_items ? detail::enumerate_subsets_few(request, checked)
+        : plan->method == listing_method::two_list_cuda
+            ? (masks ? detail::enumerate_pairs_cuda(0, request, device_stretch, device_masks, batches)
+                     : detail::enumerate_subsets_cuda(0, request, checked, batches))
+            : detail::enumerate_subsets(request, checked);
   } catch (const std::bad_alloc&) {
     // A heavy residue class (many equal sums) can outgrow the four-list's plan.
     throw insufficient_memory::ran_out("listing the subsets by the " + plan->algorithm, plan->bytes, room);
   }
+  // What the host enumerators left buffered goes out before the listing returns or throws.
+  if (masks) masks->flush();
   watch.reset();
   out.listed = r.listed;
   out.complete = r.complete;

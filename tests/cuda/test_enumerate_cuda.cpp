@@ -2,13 +2,14 @@
 // the host's (enumerate_subsets): the same subsets in the same order, the same `complete` and
 // `listed` under limits, size bounds, zero-sum, signed weights and windows, at batch sizes that
 // put pair boundaries everywhere; counts past 2^32 pairs; the sums' 2^63 edge; and
-// ssum::list_subsets with backend::cuda. Skipped without a device.
+// ssum::list_subsets and ssum::list_subset_masks with backend::cuda. Skipped without a device.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -252,6 +253,83 @@ TEST(CudaEnumerate, LargeHalvesMatchTheHost) {
   r.lo = *p.target - 3000;
   r.hi = *p.target + 3000;
   expect_same(r, "n = 49, 40 bits");
+}
+
+
+// The bulk listing on the device: the masks of list_subsets on the same backend, in the same
+// order, with the same listed and complete (limits 1 and 2, many masks across stretches, a size
+// bound near n whose complement the plan may take), and the host's subsets as a set.
+TEST(CudaEnumerate, ListSubsetMasksOnTheDevice) {
+  SKIP_WITHOUT_DEVICE();
+  const auto mask_of = [](const std::vector<std::size_t>& s) {
+    std::uint64_t m = 0;
+    for (const std::size_t i : s) m |= std::uint64_t(1) << i;
+    return m;
+  };
+  const auto by_subsets = [&](ssum::backend b, const ssum::problem& p, const ssum::listing_options& o,
+                              std::vector<std::uint64_t>& out) {
+    return ssum::list_subsets(b, 0, p, o, [&](const std::vector<std::size_t>& s) {
+      out.push_back(mask_of(s));
+      return true;
+    });
+  };
+  std::mt19937_64 rng(9);
+  for (int trial = 0; trial < 12; ++trial) {
+    const std::size_t n = 24 + std::size_t(trial) % 13;  // 24 .. 36
+    const bool zero_sum = trial % 4 == 3;
+    ssum::problem p;
+    int128 t = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      p.weights.push_back(std::uniform_int_distribution<std::int64_t>(trial % 2 ? -400 : 1, 1000)(rng));
+      if (rng() & 1) t += p.weights.back();
+    }
+    if (!zero_sum) p.target = t;
+    ssum::listing_options o;
+    if (!zero_sum && trial % 3 == 1) o.high = t + 50;
+    if (trial % 6 == 2) o.min_items = n - 3;
+    if (trial % 6 == 5) o.min_items = 3, o.max_items = n / 3;
+    for (const std::uint64_t limit : {std::uint64_t(0), std::uint64_t(1), std::uint64_t(2)}) {
+      o.limit = limit;
+      SCOPED_TRACE("trial " + std::to_string(trial) + " limit " + std::to_string(limit));
+      std::vector<std::uint64_t> masks, want, host;
+      const ssum::listing l = ssum::list_subset_masks(ssum::backend::cuda, 0, p, o, [&](std::span<const std::uint64_t> b) {
+        masks.insert(masks.end(), b.begin(), b.end());
+        return true;
+      });
+      const ssum::listing w = by_subsets(ssum::backend::cuda, p, o, want);
+      EXPECT_EQ(l.backend, "cuda");
+      EXPECT_EQ(masks, want);
+      EXPECT_EQ(l.listed, w.listed);
+      EXPECT_EQ(l.complete, w.complete);
+      const ssum::listing h = by_subsets(ssum::backend::cpu, p, o, host);
+      EXPECT_EQ(l.complete, h.complete);
+      EXPECT_EQ(l.listed, h.listed);
+      if (limit == 0) {
+        std::sort(masks.begin(), masks.end());
+        std::sort(host.begin(), host.end());
+        EXPECT_EQ(masks, host);
+      }
+    }
+  }
+  // Millions of masks: several device batches and stretches, verified by a team of threads.
+  const ssum::problem p = ssum::generate("planted", 34, 8, 6);
+  ssum::listing_options o;
+  int128 total = 0;
+  for (const int128 x : p.weights) total += x;
+  o.limit = 3'000'000;
+  const ssum::problem wide{p.weights, total / 2 - 200};
+  o.high = total / 2 + 200;
+  std::vector<std::uint64_t> masks, want;
+  std::size_t calls = 0;
+  const ssum::listing l = ssum::list_subset_masks(ssum::backend::cuda, 4, wide, o, [&](std::span<const std::uint64_t> b) {
+    masks.insert(masks.end(), b.begin(), b.end());
+    return ++calls, true;
+  });
+  by_subsets(ssum::backend::cuda, wide, o, want);
+  EXPECT_EQ(masks.size(), 3'000'000u);
+  EXPECT_EQ(masks, want);
+  EXPECT_GT(calls, 1u);
+  EXPECT_FALSE(l.complete);
 }
 
 }  // namespace

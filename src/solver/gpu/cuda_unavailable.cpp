@@ -37,6 +37,10 @@ enumerate_result enumerate_subsets_cuda(int, const enumerate_request&,
                                         const enumerate_cuda_tuning&) {
   throw backend_unavailable("this build of ssum has no CUDA backend");
 }
+enumerate_result enumerate_pairs_cuda(int, const enumerate_request&, std::uint64_t, const pair_sink&,
+                                      const enumerate_cuda_tuning&) {
+  throw backend_unavailable("this build of ssum has no CUDA backend");
+}
 double dp_cuda_seconds(const reduction&) { return std::ldexp(1.0, 127); }
 solution solve_dp(const cuda&, const problem&, const reduction&, const solve_options&, dp_cuda_stats*) {
   throw backend_unavailable("this build of ssum has no CUDA backend");

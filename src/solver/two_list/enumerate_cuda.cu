@@ -238,10 +238,10 @@ double enumerate_cuda_bytes(std::size_t n) {
   return 12 * (a + b) + 12 * std::max(a, b) + (std::uint64_t(2) << 24) * sizeof(std::uint64_t);
 }
 
-enumerate_result enumerate_subsets_cuda(int device, const enumerate_request& r,
-                                        const std::function<bool(const std::vector<std::size_t>&)>& on_subset,
-                                        const enumerate_cuda_tuning& tuning) {
+enumerate_result enumerate_pairs_cuda(int device, const enumerate_request& r, std::uint64_t stretch,
+                                      const pair_sink& sink, const enumerate_cuda_tuning& tuning) {
   if (!r.weights) throw std::invalid_argument("enumerate_subsets_cuda: no weights");
+  stretch = std::max<std::uint64_t>(stretch, 1);
   const std::vector<int128>& weights = *r.weights;
   const std::size_t n = weights.size();
   if (const std::string why = enumerate_cuda_refusal(weights); !why.empty()) throw instance_refused(why);
@@ -327,40 +327,38 @@ enumerate_result enumerate_subsets_cuda(int device, const enumerate_request& r,
     size = std::min(2 * size, largest);
   };
 
+  // Each batch is gone through a stretch at a time: cancel polled, the pairs outside the size
+  // bounds (or the empty one) dropped in place, the rest cut at the limit and handed on.
   const std::size_t max_items = std::min(r.max_items, n);
-  std::vector<std::size_t> items;
-  items.reserve(n);
-  std::uint32_t prefix_mask = 0;  // the a whose items open `items`
   bool looking_past_limit = false;
-  std::uint64_t steps = 0;
   int slot = 0;
   if (pairs > 0) issue(0);
   while (batch_size[slot] > 0) {
     if (issued_to < pairs) issue(1 - slot);  // formed and copied while this batch is listed
     SSUM_CUDA_CHECK(cudaEventSynchronize(copied[slot].get()));
-    const std::uint64_t* batch = host_batch[slot].data();
-    for (std::uint64_t k = 0; k < batch_size[slot]; ++k) {
-      if (++steps >= poll_every) {
-        steps = 0;
-        if (raised(r.cancel)) {
-          result.cancelled = true;
-          return result;
-        }
+    std::uint64_t* batch = host_batch[slot].data();
+    for (std::uint64_t from = 0; from < batch_size[slot]; from += stretch) {
+      if (raised(r.cancel)) {
+        result.cancelled = true;
+        return result;
       }
-      const std::uint32_t mask_a = std::uint32_t(batch[k]), mask_b = std::uint32_t(batch[k] >> 32);
-      const std::size_t a_items = std::size_t(std::popcount(mask_a)), b_items = std::size_t(std::popcount(mask_b));
-      if (a_items + b_items < r.min_items || a_items + b_items > max_items) continue;
-      if (r.non_empty && mask_a == 0 && mask_b == 0) continue;
+      std::uint64_t* const piece = batch + from;
+      const std::uint64_t length = std::min(stretch, batch_size[slot] - from);
+      std::uint64_t kept = 0;
+      for (std::uint64_t k = 0; k < length; ++k) {
+        const std::uint64_t pair = piece[k];
+        const std::size_t items = std::size_t(std::popcount(pair));  // mask_a's and mask_b's together
+        if (items < r.min_items || items > max_items || (r.non_empty && pair == 0)) continue;
+        piece[kept++] = pair;
+      }
+      if (kept == 0) continue;
       if (looking_past_limit) return result;  // another exists: complete stays false
-      if (mask_a != prefix_mask || items.size() < a_items) {  // a's items, once per run of its pairs
-        items.clear();
-        for (std::uint32_t m = mask_a; m; m &= m - 1) items.push_back(std::size_t(std::countr_zero(m)));
-        prefix_mask = mask_a;
-      }
-      items.resize(a_items);
-      for (std::uint32_t m = mask_b; m; m &= m - 1) items.push_back(h + std::size_t(std::countr_zero(m)));
-      ++result.listed;
-      if (!on_subset(items)) return result;
+      std::uint64_t take = kept;
+      if (r.limit) take = std::min(take, r.limit - result.listed);
+      const pairs_handed answer = sink(std::span<std::uint64_t>(piece, take));
+      result.listed += answer.handed;
+      if (!answer.go_on || answer.handed < take) return result;
+      if (take < kept) return result;  // the limit is reached and another exists
       if (r.limit && result.listed == r.limit) looking_past_limit = true;
     }
     batch_size[slot] = 0;
@@ -368,6 +366,34 @@ enumerate_result enumerate_subsets_cuda(int device, const enumerate_request& r,
   }
   result.complete = true;
   return result;
+}
+
+enumerate_result enumerate_subsets_cuda(int device, const enumerate_request& r,
+                                        const std::function<bool(const std::vector<std::size_t>&)>& on_subset,
+                                        const enumerate_cuda_tuning& tuning) {
+  const std::size_t h = r.weights ? r.weights->size() / 2 : 0;
+  std::vector<std::size_t> items;
+  items.reserve(64);
+  std::uint32_t prefix_mask = 0;  // the a whose items open `items`
+  const auto each = [&](std::span<std::uint64_t> pairs) {
+    pairs_handed answer;
+    for (const std::uint64_t pair : pairs) {
+      const std::uint32_t mask_a = std::uint32_t(pair), mask_b = std::uint32_t(pair >> 32);
+      const std::size_t a_items = std::size_t(std::popcount(mask_a));
+      if (mask_a != prefix_mask || items.size() < a_items) {  // a's items, once per run of its pairs
+        items.clear();
+        for (std::uint32_t m = mask_a; m; m &= m - 1) items.push_back(std::size_t(std::countr_zero(m)));
+        prefix_mask = mask_a;
+      }
+      items.resize(a_items);
+      for (std::uint32_t m = mask_b; m; m &= m - 1) items.push_back(h + std::size_t(std::countr_zero(m)));
+      ++answer.handed;
+      if (!on_subset(items)) return answer.go_on = false, answer;
+    }
+    return answer;
+  };
+  // Stretches of poll_every pairs: cancel answered as often as before the pairs were batched.
+  return enumerate_pairs_cuda(device, r, poll_every, each, tuning);
 }
 
 }  // namespace ssum::detail
