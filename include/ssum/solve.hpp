@@ -220,9 +220,12 @@ class listing_interrupted : public interrupted {
 /// Hands every subset of p whose sum lies in the window (and whose size lies in the bounds) to
 /// on_subset, one at a time as it is found, each verified first, as ascending 0-based indices
 /// of p; on_subset returning false stops the listing (complete stays false unless none was
-/// left). Every subset is handed out once: equal weights give distinct subsets. Runs on the
-/// host over the instance as given (no reduction drops a subset), by whichever enumerator fits
-/// the memory and is expected sooner: the meet in the middle (n <= 60, two half lists of up to
+/// left). Every subset is handed out once: equal weights give distinct subsets. Runs over the
+/// instance as given (no reduction drops a subset), by whichever enumerator fits the memory
+/// (options.memory_limit included) and is expected sooner: on a CUDA device (backend::cuda,
+/// or automatic where the host would take longer than a CUDA start-up) the meet in the middle
+/// with both half lists sorted there and the pairs handed to the host in batches (n <= 60,
+/// sum of |w| below 2^63); on the host the meet in the middle (n <= 60, two half lists of up to
 /// 2^(n/2) sums, fewer under a size bound), the four-list (n <= 120, quarter lists of 2^(n/4)
 /// sums, a window of at most 1024 values searched one target at a time, `threads` threads),
 /// backtracking through a table of reachable sums (any n, one bit per sum and item) or, under
@@ -235,8 +238,9 @@ class listing_interrupted : public interrupted {
 /// called from one thread at a time, not always the caller's. Throws
 /// ssum::insufficient_memory when no enumerator fits (naming the smallest, or each one's reason
 /// when none can take the instance at any size), ssum::backend_unavailable
-/// for backend::cuda, std::invalid_argument for a zero-sum instance with `high` or
-/// min_items > max_items, ssum::listing_interrupted on cancel.
+/// for backend::cuda without a CUDA build or device, std::invalid_argument for an enumerator
+/// named that the device does not have (dp, four-list on backend::cuda), for a zero-sum
+/// instance with `high` or min_items > max_items, ssum::listing_interrupted on cancel.
 listing list_subsets(backend which, unsigned threads, const problem& p, const listing_options& options,
                      const std::function<bool(const std::vector<std::size_t>&)>& on_subset);
 
