@@ -153,10 +153,15 @@ class shared_state {
     if (stopped()) return true;
     if (o_.cancel && o_.cancel->load(std::memory_order_relaxed)) cancelled_.store(true);
     else if (deadline_ && clock_type::now() >= *deadline_) timed_out_.store(true);
+    else if (node_budget_ && polled_.fetch_add(0x10000, std::memory_order_relaxed) + 0x10000 >= node_budget_)
+      over_budget_.store(true);
     else return false;
     halt();
     return true;
   }
+  // Nodes (all workers together, counted in steps of 2^16) after which poll() stops; 0: none.
+  void set_node_budget(std::uint64_t nodes) { node_budget_ = nodes; }
+  bool over_budget() const { return over_budget_.load(); }
   // A verified subset; true when the call has all the solutions it wants.
   bool add(std::vector<std::size_t> subset) {
     const std::lock_guard<std::mutex> lock(mutex_);
@@ -176,7 +181,9 @@ class shared_state {
   const lattice_options& o_;
   std::optional<clock_type::time_point> deadline_;
   lattice_result& result_;
-  std::atomic<bool> stop_{false}, cancelled_{false}, timed_out_{false};
+  std::atomic<bool> stop_{false}, cancelled_{false}, timed_out_{false}, over_budget_{false};
+  std::uint64_t node_budget_ = 0;
+  std::atomic<std::uint64_t> polled_{0};
   std::mutex mutex_;
   std::set<std::vector<std::size_t>> seen_;
 };
@@ -421,15 +428,16 @@ class enumeration {
 
 }  // namespace
 
-void enumerate_plus_minus_one(const rows_problem& p, std::vector<std::vector<std::int64_t>> basis,
+bool enumerate_plus_minus_one(const rows_problem& p, std::vector<std::vector<std::int64_t>> basis,
                               const lattice_options& o, std::optional<clock_type::time_point> deadline,
-                              lattice_result& result) {
+                              lattice_result& result, std::uint64_t node_budget) {
   if (basis.empty()) {  // the caller never asks for an empty kernel
     result.exhausted = true;
-    return;
+    return false;
   }
   const tree t(std::move(basis));
   shared_state s(p, o, deadline, result);
+  s.set_node_budget(node_budget);
   const unsigned threads = o.threads > 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
   enumeration e(t, s, threads);
   const bool exhausted = e.run();
@@ -437,6 +445,7 @@ void enumerate_plus_minus_one(const rows_problem& p, std::vector<std::vector<std
   result.cancelled = result.cancelled || s.cancelled();
   result.timed_out = result.timed_out || s.timed_out();
   result.exhausted = exhausted;
+  return s.over_budget();
 }
 
 }  // namespace ssum::detail

@@ -25,9 +25,11 @@ std::optional<std::vector<std::size_t>> plus_minus_one_subset(const rows_problem
 /// length, at least one row) that stand for subsets answering p, each checked exactly
 /// (is_rows_certificate) before it joins result.subsets, no two alike. Stops at o.limit
 /// subsets in result.subsets, when o.cancel rises or at `deadline`; adds its nodes to
-/// result.nodes and sets result.cancelled, timed_out or exhausted.
-void enumerate_plus_minus_one(const rows_problem& p, std::vector<std::vector<std::int64_t>> basis,
+/// result.nodes and sets result.cancelled, timed_out or exhausted. With a node_budget (0 for
+/// none) it also stops after about that many nodes (all workers together, counted in steps of
+/// 2^16), and then returns true: the budget, not the limit, cancel or the clock, stopped it.
+bool enumerate_plus_minus_one(const rows_problem& p, std::vector<std::vector<std::int64_t>> basis,
                               const lattice_options& o, std::optional<clock_type::time_point> deadline,
-                              lattice_result& result);
+                              lattice_result& result, std::uint64_t node_budget = 0);
 
 }  // namespace ssum::detail

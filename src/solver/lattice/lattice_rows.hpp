@@ -25,6 +25,15 @@
 // candidate is checked exactly (integer arithmetic, then is_rows_certificate) before it is
 // handed out; v and -v give the same x, so only one of each pair is visited.
 //
+// Restarts (one solution or a few wanted): each enumeration stops at a node budget (2^26
+// for the first, then 2^22 times Luby's sequence; Luby, Sinclair and Zuckerman 1993), and
+// the next one searches the reduced basis shuffled and mixed by a random unimodular matrix,
+// then LLL and BKZ reduced again, as Gama, Nguyen and Regev re-randomize between pruned
+// enumerations (EUROCRYPT 2010).
+// Where a solution sits in the discrepancy order depends heavily on the basis (on ms_09_100
+// some bases need 4 x 10^8 nodes, others a few 10^6), and a re-reduction costs about as
+// much as a round's budget. A round that ends within its budget covered the whole tree.
+//
 // Not a proof: the enumeration's Gram-Schmidt data is long double, so a rounding error may
 // prune a branch that holds a solution. A call that finds nothing, even with `exhausted`
 // set, says nothing about whether the instance has a solution; callers must not report
@@ -52,6 +61,14 @@ struct lattice_options {
   std::uint64_t limit = 1;
   /// Threads of the enumeration (the reduction runs on one); 0 for all hardware threads.
   unsigned threads = 1;
+  /// With a limit (not 0): restart the enumeration on a randomized, re-reduced basis each
+  /// time it has spent its node budget without a solution (see the header comment).
+  bool restarts = true;
+  /// Seeds the randomized bases of the restarts.
+  std::uint64_t seed = 0;
+  /// The restarts' base node budget, 0 for 2^22: 16 of them for the first round, then this
+  /// times the Luby sequence.
+  std::uint64_t restart_nodes = 0;
 };
 
 struct lattice_result {
@@ -65,6 +82,8 @@ struct lattice_result {
   double reduce_seconds = 0, enumerate_seconds = 0;
   /// Enumeration nodes visited.
   std::uint64_t nodes = 0;
+  /// Enumerations run: 1 + the restarts on a randomized basis.
+  std::uint64_t rounds = 0;
 };
 
 /// False when ssum was built without fplll (solve_rows_lattice then throws).
