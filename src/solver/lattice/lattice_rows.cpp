@@ -314,7 +314,8 @@ lattice_result solve_rows_lattice(const rows_problem& p, const lattice_options& 
     bool over = false;
     const bool enumerated = !basis.empty();  // (basis is moved from below)
     if (enumerated)
-      over = enumerate_plus_minus_one(p, std::move(basis), o, should_stop.deadline(), result, round == 1 ? first_budget : base * luby(round - 1));
+      over = enumerate_plus_minus_one(p, std::move(basis), o, should_stop.deadline(), result,
+                                      round == 1 ? first_budget : base * luby(round - 1));
     if ((enumerated && !over) || !result.subsets.empty() || should_stop()) break;
     const auto reduce_start = clock_type::now();
     *kernel = reduced;
