@@ -4,7 +4,9 @@
 // none twice.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
+#include <random>
 #include <set>
 #include <vector>
 
@@ -37,6 +39,33 @@ inline subset_set verified_set(const ssum::rows_problem& p, const ssum::detail::
   const subset_set set(r.subsets.begin(), r.subsets.end());
   EXPECT_EQ(set.size(), r.subsets.size()) << "a subset twice";
   return set;
+}
+
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+/// m rows of n coefficients in 0..100; the targets are the rows' sums over `planted` (or
+/// whatever the caller sets afterwards).
+inline ssum::rows_problem random_rows(std::size_t m, std::size_t n, std::mt19937_64& rng,
+                                      const std::vector<std::size_t>& planted) {
+  std::uniform_int_distribution<int> coefficient(0, 100);
+  ssum::rows_problem p;
+  p.rows.assign(m, std::vector<ssum::int128>(n));
+  p.targets.assign(m, 0);
+  for (std::size_t i = 0; i < m; ++i) {
+    for (auto& a : p.rows[i]) a = coefficient(rng);
+    for (std::size_t j : planted) p.targets[i] += p.rows[i][j];
+  }
+  return p;
+}
+
+/// Each of n columns with probability one half.
+inline std::vector<std::size_t> random_subset(std::size_t n, std::mt19937_64& rng) {
+  std::vector<std::size_t> subset;
+  for (std::size_t j = 0; j < n; ++j)
+    if (rng() & 1) subset.push_back(j);
+  return subset;
 }
 
 }  // namespace ssum_test

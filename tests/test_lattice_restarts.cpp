@@ -24,31 +24,21 @@ using ssum::detail::lattice_options;
 using ssum::detail::lattice_result;
 using ssum::detail::solve_rows_lattice;
 using ssum_test::brute_force;
+using ssum_test::seconds_since;
 using ssum_test::verified_set;
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
+// m rows of n coefficients: a planted subset meets every row, or (unplanted) each target is
+// half the row's total plus one, likely met by none.
 rows_problem random_rows(std::size_t m, std::size_t n, std::mt19937_64& rng, bool planted) {
-  std::uniform_int_distribution<int> coefficient(0, 100);
-  rows_problem p;
-  p.rows.assign(m, std::vector<int128>(n));
-  p.targets.assign(m, 0);
-  for (std::size_t i = 0; i < m; ++i) {
-    for (auto& a : p.rows[i]) a = coefficient(rng);
-    int128 total = 0;
-    for (std::size_t j = 0; j < n; ++j) total += p.rows[i][j];
-    if (!planted) p.targets[i] = total / 2 + 1;  // likely no solution
+  if (planted) {
+    const std::vector<std::size_t> subset = ssum_test::random_subset(n, rng);
+    return ssum_test::random_rows(m, n, rng, subset);
   }
-  if (planted) {  // one subset for every row
-    std::vector<std::size_t> subset;
-    for (std::size_t j = 0; j < n; ++j)
-      if (rng() & 1) subset.push_back(j);
-    for (std::size_t i = 0; i < m; ++i) {
-      p.targets[i] = 0;
-      for (std::size_t j : subset) p.targets[i] += p.rows[i][j];
-    }
+  rows_problem p = ssum_test::random_rows(m, n, rng, {});
+  for (std::size_t i = 0; i < m; ++i) {
+    int128 total = 0;
+    for (const int128 a : p.rows[i]) total += a;
+    p.targets[i] = total / 2 + 1;
   }
   return p;
 }

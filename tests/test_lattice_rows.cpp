@@ -26,33 +26,11 @@ using ssum::detail::lattice_options;
 using ssum::detail::lattice_result;
 using ssum::detail::solve_rows_lattice;
 using ssum_test::brute_force;
+using ssum_test::random_rows;
+using ssum_test::random_subset;
+using ssum_test::seconds_since;
 using ssum_test::subset_set;
 using ssum_test::verified_set;
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// m rows of n coefficients in 0..100; the targets are the rows' sums over `planted` (or
-// whatever the caller sets afterwards).
-rows_problem random_rows(std::size_t m, std::size_t n, std::mt19937_64& rng, const std::vector<std::size_t>& planted) {
-  std::uniform_int_distribution<int> coefficient(0, 100);
-  rows_problem p;
-  p.rows.assign(m, std::vector<int128>(n));
-  p.targets.assign(m, 0);
-  for (std::size_t i = 0; i < m; ++i) {
-    for (auto& a : p.rows[i]) a = coefficient(rng);
-    for (std::size_t j : planted) p.targets[i] += p.rows[i][j];
-  }
-  return p;
-}
-
-std::vector<std::size_t> random_subset(std::size_t n, std::mt19937_64& rng) {
-  std::vector<std::size_t> subset;
-  for (std::size_t j = 0; j < n; ++j)
-    if (rng() & 1) subset.push_back(j);
-  return subset;
-}
 
 // One row, many columns, target half the total: more solutions than any run lists, so the
 // enumeration goes on until it is stopped.
