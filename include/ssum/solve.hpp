@@ -78,7 +78,8 @@ struct solve_options {
   /// count. Throws std::invalid_argument when negative or not finite.
   double time_limit = 0;
   /// The completion search's random choices start from this seed: the same seed gives the
-  /// same subset, whatever the thread count. The exact algorithms take no seed.
+  /// same subset, whatever the thread count. The lattice stage's restarts draw their
+  /// randomized bases from it (another seed, other bases). The exact algorithms take no seed.
   std::uint64_t seed = 1;
   /// A file that keeps the host four-list's progress (empty: none): the finished ranges of
   /// residue classes and the count found in them, replaced atomically every

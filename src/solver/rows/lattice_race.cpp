@@ -30,6 +30,7 @@ rows_solution race_lattice(backend which, unsigned threads, const rows_problem& 
       lo.cancel = &lattice_stop;
       lo.time_limit = o.time_limit;
       lo.threads = lattice_threads;
+      lo.seed = o.seed;  // the restarts' randomized bases: another seed, other bases
       found = solve_rows_lattice(p, lo);
       if (!found.subsets.empty()) {
         lattice_found.store(true);
@@ -100,6 +101,7 @@ rows_solution lattice_alone(const rows_problem& p, const solve_options& o, const
   lo.cancel = &stop;
   lo.time_limit = o.time_limit;
   lo.threads = host_share_for(threads, o).threads;  // alone: the enumeration takes the whole team
+  lo.seed = o.seed;
   const lattice_result found = solve_rows_lattice(p, lo);
   if (found.subsets.empty() && found.cancelled && o.cancel && o.cancel->load()) throw interrupted();
   rows_solution out;
