@@ -242,8 +242,9 @@ listing_plan plan_listing(backend which, device_question& device, const problem&
     gpu_halves.seconds = cuda_two_list_seconds(n);
     try {
       // The device's free memory, and no more than --memory: the limit caps every plan.
-      const double device_room = detail::cuda_solver_room(0);
-      gpu_halves.room = memory_limit && double(memory_limit) < device_room ? double(memory_limit) : device_room;
+      solve_options limit;  // room_within reads its memory limit only
+      limit.memory_limit = memory_limit;
+      gpu_halves.room = detail::room_within(detail::cuda_solver_room(0), limit);
     } catch (const cuda_error& e) {
       gpu_halves.cannot = std::string("the device cannot say how much memory it has: ") + e.what();
     }
