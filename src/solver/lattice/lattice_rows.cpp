@@ -7,13 +7,16 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "solver/deadline_watch.hpp"
 #include "solver/lattice/enumerate_lattice.hpp"
+#include "solver/lattice/restart_portfolio.hpp"
 #include "ssum/int128.hpp"
 
 namespace ssum::detail {
@@ -29,6 +32,9 @@ class stop_check {
   // deadline_after saturates: a cast of 1e10 s to nanoseconds would overflow into the past.
   stop_check(const lattice_options& o, lattice_result& r)
       : cancel_(o.cancel), deadline_(deadline_after(o.time_limit, clock_type::now())), result_(r) {}
+  // A restart stream's: the call's deadline, the portfolio's stop flag.
+  stop_check(const std::atomic<bool>* cancel, std::optional<clock_type::time_point> deadline, lattice_result& r)
+      : cancel_(cancel), deadline_(deadline), result_(r) {}
   bool operator()() {
     if (cancel_ && cancel_->load(std::memory_order_relaxed)) result_.cancelled = true;
     else if (deadline_ && clock_type::now() >= *deadline_) result_.timed_out = true;
@@ -46,6 +52,17 @@ class stop_check {
   std::optional<clock_type::time_point> deadline_;
   lattice_result& result_;
 };
+
+// fplll's use from several threads at once is not documented as safe (its default external
+// enumerator keeps global state), so every call into fplll's algorithms holds this one lock:
+// the first reduction, each BKZ tour, the restart streams' re-reductions, and lattice stages
+// of other solves in the process. Our enumeration takes none. With many restart streams the
+// serialized BKZ may become the bottleneck; accepted for now. (The ZZ_mat and Z_NR arithmetic
+// outside it, copies and randomize(), is GMP on objects that one thread owns.)
+std::mutex& fplll_mutex() {
+  static std::mutex m;
+  return m;
+}
 
 void set_integer(integer& z, int128 v) { z.set_str(ssum::to_string(v).c_str()); }
 
@@ -145,6 +162,8 @@ const std::vector<fplll::Strategy>& shipped_strategies() {
 // One BKZ tour of block size `block_size`, one fplll call (a tour itself runs to its end);
 // true when it changed the basis.
 bool bkz_tour(integer_matrix& kernel, int block_size, stop_check& should_stop) {
+  const std::lock_guard<std::mutex> lock(fplll_mutex());
+  if (should_stop()) return false;  // it rose while another thread's tour held the lock
   std::vector<fplll::Strategy> strategies;
   if (static_cast<int>(shipped_strategies().size()) > block_size) strategies = shipped_strategies();
   const double left = should_stop.seconds_left();
@@ -188,17 +207,6 @@ std::vector<std::vector<std::int64_t>> small_basis(const integer_matrix& kernel)
   return basis;
 }
 
-// The Luby sequence 1 1 2 1 1 2 4 1 1 2 ... (Luby, Sinclair and Zuckerman, Inf. Process. Lett.
-// 47, 1993): restart budgets within a log factor of the best fixed one, unknown in advance.
-std::uint64_t luby(std::uint64_t i) {
-  for (;;) {
-    std::uint64_t k = 1;
-    while ((std::uint64_t(1) << k) - 1 < i) ++k;
-    if ((std::uint64_t(1) << k) - 1 == i) return std::uint64_t(1) << (k - 1);
-    i -= (std::uint64_t(1) << (k - 1)) - 1;
-  }
-}
-
 // A random unimodular change of basis: the rows shuffled, then each row plus or minus a few
 // rows after it (triangular, so invertible over the integers), as Gama, Nguyen and Regev
 // re-randomize the basis between enumerations (EUROCRYPT 2010, extreme pruning).
@@ -220,6 +228,54 @@ void randomize(integer_matrix& kernel, std::mt19937_64& rng) {
       }
     }
   kernel = mixed;
+}
+
+// With one solution wanted, a basis row that is one ends the search (with more, the
+// enumeration lists it, and listing it here too would give it twice).
+bool direct_hit(const rows_problem& p, const lattice_options& o, const integer_matrix& reduced,
+                lattice_result& into) {
+  if (o.limit != 1) return false;
+  std::vector<std::int64_t> v(reduced.get_cols());
+  for (int r = 0; r < reduced.get_rows(); ++r) {
+    bool small = true;
+    for (int c = 0; c < reduced.get_cols() && small; ++c) {
+      small = mpz_cmpabs_ui(reduced[r][c].get_data(), 1) == 0;
+      if (small) v[c] = reduced[r][c].get_si();
+    }
+    if (!small) continue;
+    if (std::optional<std::vector<std::size_t>> subset = plus_minus_one_subset(p, v)) {
+      into.subsets.push_back(std::move(*subset));
+      return true;
+    }
+  }
+  return false;
+}
+
+// Restarts on several threads (restart_portfolio.hpp): stream s re-randomizes its own copy of
+// the reduced basis with its own random numbers, seeded from the seed and s (stream 0's are
+// those of the one-thread restarts), so each stream's bases are the same from run to run.
+void restart_portfolio(const rows_problem& p, const lattice_options& o, unsigned streams, std::uint64_t base,
+                       int block_size, const integer_matrix& reduced,
+                       std::optional<clock_type::time_point> deadline, lattice_result& result) {
+  std::vector<std::mt19937_64> rngs;
+  for (unsigned s = 0; s < streams; ++s)
+    rngs.emplace_back(o.seed ^ 0x9E3779B97F4A7C15ull ^ (s * 0xD1B54A32D192ED03ull));
+  auto next_basis = [&](unsigned s, const lattice_options& so, std::optional<clock_type::time_point> until,
+                        lattice_result& found) -> std::vector<std::vector<std::int64_t>> {
+    stop_check should_stop(so.cancel, until, found);
+    integer_matrix kernel = reduced;
+    randomize(kernel, rngs[s]);
+    {
+      const std::lock_guard<std::mutex> lock(fplll_mutex());
+      if (should_stop()) return {};
+      fplll::lll_reduction(kernel, 0.99, fplll::LLL_DEF_ETA);
+    }
+    auto direct = [&](const integer_matrix& k) { return direct_hit(p, so, k, found); };
+    bkz_in_tours(kernel, block_size, should_stop, direct);  // polls between tours
+    if (!found.subsets.empty() || should_stop()) return {};
+    return small_basis(kernel);
+  };
+  run_restart_portfolio(p, o, streams, base, deadline, next_basis, result);
 }
 
 }  // namespace
@@ -251,7 +307,10 @@ lattice_result solve_rows_lattice(const rows_problem& p, const lattice_options& 
   for (int attempt = 0; attempt < 6 && !kernel; ++attempt) {
     if (should_stop()) break;
     integer_matrix basis = embedding_basis(p, scale);
-    fplll::lll_reduction(basis, 0.99, fplll::LLL_DEF_ETA);
+    {
+      const std::lock_guard<std::mutex> lock(fplll_mutex());
+      fplll::lll_reduction(basis, 0.99, fplll::LLL_DEF_ETA);
+    }
     kernel = kernel_basis(basis, n + 1, kernel_dimension);
     scale.mul_2si(scale, 16);
   }
@@ -264,25 +323,7 @@ lattice_result solve_rows_lattice(const rows_problem& p, const lattice_options& 
   const int dimension = static_cast<int>(kernel_dimension);
   int block_size = o.block_size > 0 ? o.block_size : 40;
   block_size = std::min(block_size, dimension);
-  // With one solution wanted, a basis row that is one ends the search (with more, the
-  // enumeration lists it, and listing it here too would give it twice).
-  auto direct = [&](const integer_matrix& reduced) {
-    if (o.limit != 1) return false;
-    std::vector<std::int64_t> v(reduced.get_cols());
-    for (int r = 0; r < reduced.get_rows(); ++r) {
-      bool small = true;
-      for (int c = 0; c < reduced.get_cols() && small; ++c) {
-        small = mpz_cmpabs_ui(reduced[r][c].get_data(), 1) == 0;
-        if (small) v[c] = reduced[r][c].get_si();
-      }
-      if (!small) continue;
-      if (std::optional<std::vector<std::size_t>> subset = plus_minus_one_subset(p, v)) {
-        result.subsets.push_back(std::move(*subset));
-        return true;
-      }
-    }
-    return false;
-  };
+  auto direct = [&](const integer_matrix& reduced) { return direct_hit(p, o, reduced, result); };
   if (block_size >= 3) bkz_in_tours(*kernel, block_size, should_stop, direct);
   else direct(*kernel);
   result.reduce_seconds = seconds_since(start);
@@ -308,6 +349,7 @@ lattice_result solve_rows_lattice(const rows_problem& p, const lattice_options& 
   // instances that basis answers within seconds (ms_10_050) lost to early restarts.
   const std::uint64_t first_budget = 16 * base;
   double reduce_total = 0;
+  const unsigned threads = o.threads > 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
   for (std::uint64_t round = 1;; ++round) {
     std::vector<std::vector<std::int64_t>> basis = small_basis(*kernel);
     result.rounds = round;
@@ -317,10 +359,18 @@ lattice_result solve_rows_lattice(const rows_problem& p, const lattice_options& 
       over = enumerate_plus_minus_one(p, std::move(basis), o, should_stop.deadline(), result,
                                       round == 1 ? first_budget : base * luby(round - 1));
     if ((enumerated && !over) || !result.subsets.empty() || should_stop()) break;
+    if (threads > 1) {  // round 1 had every thread on one tree; the rest is a portfolio
+      result.enumerate_seconds = seconds_since(enumerate_start);
+      restart_portfolio(p, o, threads, base, block_size, reduced, should_stop.deadline(), result);
+      return result;
+    }
     const auto reduce_start = clock_type::now();
     *kernel = reduced;
     randomize(*kernel, rng);
-    fplll::lll_reduction(*kernel, 0.99, fplll::LLL_DEF_ETA);
+    {
+      const std::lock_guard<std::mutex> lock(fplll_mutex());
+      fplll::lll_reduction(*kernel, 0.99, fplll::LLL_DEF_ETA);
+    }
     bkz_in_tours(*kernel, block_size, should_stop, direct);  // polls between tours
     reduce_total += seconds_since(reduce_start);
     if (!result.subsets.empty() || should_stop()) break;

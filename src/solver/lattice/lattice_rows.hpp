@@ -33,6 +33,14 @@
 // Where a solution sits in the discrepancy order depends heavily on the basis (on ms_09_100
 // some bases need 4 x 10^8 nodes, others a few 10^6), and a re-reduction costs about as
 // much as a round's budget. A round that ends within its budget covered the whole tree.
+// On several threads the first round splits its tree over all of them; after it the
+// restarts run as a portfolio (restart_portfolio.hpp): each thread a stream of its own
+// randomized bases (seeded from `seed` and the stream), each re-reduced and enumerated on
+// that one thread, the budgets taken in turn from one Luby sequence, until one stream finds
+// a subset or covers its tree, cancel or the clock. With luck in the basis, more bases at
+// once beat one tree split over threads, and no thread idles while another reduces. fplll
+// runs under one process-wide lock (its use from several threads is not documented as
+// safe), so the streams' reductions take turns.
 //
 // Not a proof: the enumeration's Gram-Schmidt data is long double, so a rounding error may
 // prune a branch that holds a solution. A call that finds nothing, even with `exhausted`
@@ -59,7 +67,9 @@ struct lattice_options {
   int block_size = 0;
   /// Solutions wanted; 0 for all that the enumeration reaches.
   std::uint64_t limit = 1;
-  /// Threads of the enumeration (the reduction runs on one); 0 for all hardware threads.
+  /// Threads of the enumeration (the reduction runs on one), and with restarts the streams
+  /// of the portfolio after the first round (see the header comment); 0 for all hardware
+  /// threads.
   unsigned threads = 1;
   /// With a limit (not 0): restart the enumeration on a randomized, re-reduced basis each
   /// time it has spent its node budget without a solution (see the header comment).
