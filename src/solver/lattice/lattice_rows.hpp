@@ -37,10 +37,10 @@
 // restarts run as a portfolio (restart_portfolio.hpp): each thread a stream of its own
 // randomized bases (seeded from `seed` and the stream), each re-reduced and enumerated on
 // that one thread, the budgets taken in turn from one Luby sequence, until one stream finds
-// a subset or covers its tree, cancel or the clock. With luck in the basis, more bases at
-// once beat one tree split over threads, and no thread idles while another reduces. fplll
-// runs under one process-wide lock (its use from several threads is not documented as
-// safe), so the streams' reductions take turns.
+// a subset or covers its tree, cancel or the clock: the luck is in the basis, so several
+// bases at once rather than one tree split over threads, and no thread idles while another
+// reduces. fplll runs under one process-wide lock (its use from several threads is not
+// documented as safe), so the streams' reductions take turns.
 //
 // Not a proof: the enumeration's Gram-Schmidt data is long double, so a rounding error may
 // prune a branch that holds a solution. A call that finds nothing, even with `exhausted`
