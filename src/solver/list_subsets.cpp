@@ -434,22 +434,26 @@ listing detail::run_listing(backend which, unsigned threads, const problem& p, c
     verify(p, *s, lo, hi, options);
     return (*to.on_subset)(*s);
   };
-  // The device's pairs go to the receiver a stretch at a time, never one subset at a time.
+  // The pairs of the device's and the host's meet in the middle go to the receiver a stretch at
+  // a time, never one subset at a time.
   const std::size_t half = p.weights.size() / 2;
-  const auto device_masks = [&](std::span<std::uint64_t> pairs) {
+  const auto pair_masks = [&](std::span<std::uint64_t> pairs) {
     const bool go_on = masks->pairs(pairs, half);
     return detail::pairs_handed{pairs.size(), go_on};
   };
   constexpr std::uint64_t device_stretch = std::uint64_t(1) << 18;  // a fraction of a ms of masks
+  // The host's join packs its pairs as the device does: a stretch is 512 KiB, in cache.
+  constexpr std::uint64_t host_stretch = std::uint64_t(1) << 16;
   detail::enumerate_result r;
   try {
     r = plan->method == listing_method::four_list   ? detail::enumerate_subsets_four(request, plan->threads, checked)
         : plan->method == listing_method::dp        ? detail::enumerate_subsets_dp(request, checked)
         : plan->method == listing_method::few_items ? detail::enumerate_subsets_few(request, checked)
         : plan->method == listing_method::two_list_cuda
-            ? (masks ? detail::enumerate_pairs_cuda(0, request, device_stretch, device_masks, batches)
+            ? (masks ? detail::enumerate_pairs_cuda(0, request, device_stretch, pair_masks, batches)
                      : detail::enumerate_subsets_cuda(0, request, checked, batches))
-            : detail::enumerate_subsets(request, checked);
+        : masks ? detail::enumerate_pairs(request, host_stretch, pair_masks)
+                : detail::enumerate_subsets(request, checked);
   } catch (const std::bad_alloc&) {
     // A heavy residue class (many equal sums) can outgrow the four-list's plan.
     throw insufficient_memory::ran_out("listing the subsets by the " + plan->algorithm, plan->bytes, room);

@@ -31,6 +31,16 @@ mask_verifier::mask_verifier(const std::vector<int128>& weights, int128 lo, int1
       table_[256 * b + v] = table_[256 * b + (v & (v - 1))] + (item < n ? weights[item] : 0);
     }
   }
+  // |w| adding up below 2^63: every partial sum, and every subset's, fits an int64.
+  const uint128 wide = uint128(1) << 63;
+  uint128 total = 0;
+  for (std::size_t i = 0; i < n && total < wide; ++i) {
+    const uint128 w = uint128(weights[i]);
+    total += weights[i] < 0 ? uint128(0) - w : w;  // |w|, INT128_MIN too; stops past 2^63
+  }
+  narrow_ = total < wide;
+  if (narrow_) narrow_table_.assign(table_.begin(), table_.end());
+  sized_ = min_items > 0 || max_items < n;
 }
 
 mask_receiver::mask_receiver(const std::function<bool(std::span<const std::uint64_t>)>& on_masks,

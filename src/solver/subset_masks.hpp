@@ -38,8 +38,16 @@ class mask_verifier {
                 std::size_t max_items, bool non_empty);
   bool ok(std::uint64_t mask) const {
     if (mask & ~all_) return false;
-    const std::size_t k = std::size_t(__builtin_popcountll(mask));
-    if (k < min_items_ || k > max_items_ || (non_empty_ && mask == 0)) return false;
+    if (sized_) {  // the count of items only where a bound asks for it
+      const std::size_t k = std::size_t(__builtin_popcountll(mask));
+      if (k < min_items_ || k > max_items_) return false;
+    }
+    if (non_empty_ && mask == 0) return false;
+    if (narrow_) {  // every subset sum fits 64 bits: 64-bit adds
+      std::int64_t sum = 0;
+      for (unsigned b = 0; b < bytes_; ++b) sum += narrow_table_[256 * b + (mask >> (8 * b) & 255)];
+      return sum >= lo_ && sum <= hi_;
+    }
     int128 sum = 0;
     for (unsigned b = 0; b < bytes_; ++b) sum += table_[256 * b + (mask >> (8 * b) & 255)];
     return sum >= lo_ && sum <= hi_;
@@ -48,6 +56,8 @@ class mask_verifier {
 
  private:
   std::vector<int128> table_;  // table_[256 b + v]: the weights of the items that byte b's value v holds
+  std::vector<std::int64_t> narrow_table_;  // the same, where every subset sum fits 64 bits
+  bool narrow_ = false, sized_ = false;
   unsigned bytes_ = 0;
   std::uint64_t all_ = 0;  // the n items' bits
   int128 lo_, hi_;

@@ -16,6 +16,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -135,9 +136,10 @@ inline void append_items(std::uint32_t mask, std::size_t base, std::vector<std::
   }
 }
 
-template <class Sum>
-enumerate_result join(const enumerate_request& r, std::size_t h,
-                      const std::function<bool(const std::vector<std::size_t>&)>& on_subset) {
+// The joins hand each pair to emit(a's mask, b's mask, a's item count), which answers whether
+// the listing goes on: enumerate_subsets turns it into indices, enumerate_pairs packs it.
+template <class Sum, class Emit>
+enumerate_result join(const enumerate_request& r, std::size_t h, Emit&& emit) {
   const std::vector<int128>& weights = *r.weights;
   const std::size_t n = weights.size();
   enumerate_result result;
@@ -149,8 +151,6 @@ enumerate_result join(const enumerate_request& r, std::size_t h,
     return result;
   }
   const std::size_t max_items = std::min(r.max_items, n);
-  std::vector<std::size_t> items;
-  items.reserve(n);
   bool looking_past_limit = false;  // the limit is reached: one more subset decides `complete`
   std::uint64_t steps = 0;
   // start: first b with a + b >= lo; end: first b with a + b > hi. Both only move down as a
@@ -172,10 +172,11 @@ enumerate_result join(const enumerate_request& r, std::size_t h,
     // The sizes b may have: min_items - a_items .. max_items - a_items.
     const std::size_t b_least = r.min_items > a_items ? r.min_items - a_items : 0;
     const std::size_t b_most = max_items - a_items;
-    bool prefix_built = false;
+    // Every b fits the bounds (the usual case: no sizes asked): no count of b's items.
+    const bool any_b = b_least == 0 && b_most >= n - h;
     for (std::size_t k = start; k < end; ++k) {
       const entry<Sum>& b = b_list[k];
-      const std::size_t b_items = std::size_t(std::popcount(b.mask));
+      const std::size_t b_items = any_b ? 0 : std::size_t(std::popcount(b.mask));
       if (++steps >= poll_every) {
         steps = 0;
         if (raised(r.cancel)) {
@@ -186,15 +187,8 @@ enumerate_result join(const enumerate_request& r, std::size_t h,
       if (b_items < b_least || b_items > b_most) continue;
       if (r.non_empty && a.mask == 0 && b.mask == 0) continue;
       if (looking_past_limit) return result;  // another exists: complete stays false
-      if (!prefix_built) {  // A's items, once per a that has a partner
-        items.clear();
-        append_items(a.mask, 0, items);
-        prefix_built = true;
-      }
-      items.resize(a_items);
-      append_items(b.mask, h, items);
       ++result.listed;
-      if (!on_subset(items)) return result;
+      if (!emit(a.mask, b.mask, a_items)) return result;
       if (r.limit && result.listed == r.limit) looking_past_limit = true;
     }
   }
@@ -206,9 +200,8 @@ enumerate_result join(const enumerate_request& r, std::size_t h,
 // each half holding only its subsets of at most `top` items (build_sized_half). A is walked in
 // ascending order of sum by merging its blocks (so the order of listing is join's); each block
 // of B keeps its own two pointers, which only move down as a grows, whichever blocks a visits.
-template <class Sum>
-enumerate_result join_sized(const enumerate_request& r, std::size_t h, std::size_t top,
-                            const std::function<bool(const std::vector<std::size_t>&)>& on_subset) {
+template <class Sum, class Emit>
+enumerate_result join_sized(const enumerate_request& r, std::size_t h, std::size_t top, Emit&& emit) {
   const std::vector<int128>& weights = *r.weights;
   const std::size_t n = weights.size();
   enumerate_result result;
@@ -227,8 +220,6 @@ enumerate_result join_sized(const enumerate_request& r, std::size_t h, std::size
     next[ka] = ka + b_half.top < r.min_items ? a_half.end(ka) : a_half.begin(ka);
   std::vector<std::size_t> start(b_half.top + 1), end(b_half.top + 1);
   for (std::size_t kb = 0; kb <= b_half.top; ++kb) start[kb] = end[kb] = b_half.end(kb);
-  std::vector<std::size_t> items;
-  items.reserve(n);
   bool looking_past_limit = false;
   std::uint64_t steps = 0;
   for (;;) {
@@ -248,7 +239,6 @@ enumerate_result join_sized(const enumerate_request& r, std::size_t h, std::size
     // The sizes b may have: min_items - ka .. top - ka, within B's blocks.
     const std::size_t b_least = r.min_items > ka ? r.min_items - ka : 0;
     const std::size_t b_most = std::min(top - ka, b_half.top);
-    bool prefix_built = false;
     for (std::size_t kb = b_least; kb <= b_most; ++kb) {
       std::size_t& s = start[kb];
       std::size_t& e = end[kb];
@@ -265,15 +255,8 @@ enumerate_result join_sized(const enumerate_request& r, std::size_t h, std::size
           }
         }
         if (looking_past_limit) return result;  // another exists: complete stays false
-        if (!prefix_built) {
-          items.clear();
-          append_items(a.mask, 0, items);
-          prefix_built = true;
-        }
-        items.resize(ka);
-        append_items(b_list[k].mask, h, items);
         ++result.listed;
-        if (!on_subset(items)) return result;
+        if (!emit(a.mask, b_list[k].mask, ka)) return result;
         if (r.limit && result.listed == r.limit) looking_past_limit = true;
       }
     }
@@ -319,8 +302,12 @@ double enumerate_list_bytes(const std::vector<int128>& weights, std::size_t max_
   return list_bytes(weights.size(), max_items, double(narrow ? sizeof(entry<std::int64_t>) : sizeof(entry<int128>)));
 }
 
-enumerate_result enumerate_subsets(const enumerate_request& r,
-                                   const std::function<bool(const std::vector<std::size_t>&)>& on_subset) {
+namespace {
+
+// The checks both listings share, then `run(h, top, narrow)` with the split, the size bound and
+// whether 64-bit sums hold every subset sum; an empty request is answered complete, unrun.
+template <class Run>
+enumerate_result checked_join(const enumerate_request& r, Run&& run) {
   if (!r.weights) throw std::invalid_argument("enumerate_subsets: no weights");
   const std::vector<int128>& weights = *r.weights;
   const std::size_t n = weights.size();
@@ -333,12 +320,69 @@ enumerate_result enumerate_subsets(const enumerate_request& r,
   const double bytes = enumerate_list_bytes(weights, r.max_items);
   if (r.max_bytes > 0 && bytes > r.max_bytes)
     throw insufficient_memory::needs("listing subsets for n = " + std::to_string(n), bytes, r.max_bytes);
-  const std::size_t h = n / 2;
-  const std::size_t top = std::min(r.max_items, n);
-  const bool narrow = total < (uint128(1) << 63);
-  if (top < n - h)  // the bound drops subsets of the larger half (n - h >= h): sized lists
-    return narrow ? join_sized<std::int64_t>(r, h, top, on_subset) : join_sized<int128>(r, h, top, on_subset);
-  return narrow ? join<std::int64_t>(r, h, on_subset) : join<int128>(r, h, on_subset);
+  return run(n / 2, std::min(r.max_items, n), total < (uint128(1) << 63));
+}
+
+// The join that fits the request: sized lists when the bound drops subsets of the larger half
+// (n - h >= h), else whole ones; 64-bit sums where they hold every subset sum.
+template <class Emit>
+enumerate_result any_join(const enumerate_request& r, std::size_t h, std::size_t top, bool narrow, Emit&& emit) {
+  if (top < r.weights->size() - h)
+    return narrow ? join_sized<std::int64_t>(r, h, top, emit) : join_sized<int128>(r, h, top, emit);
+  return narrow ? join<std::int64_t>(r, h, emit) : join<int128>(r, h, emit);
+}
+
+}  // namespace
+
+enumerate_result enumerate_subsets(const enumerate_request& r,
+                                   const std::function<bool(const std::vector<std::size_t>&)>& on_subset) {
+  return checked_join(r, [&](std::size_t h, std::size_t top, bool narrow) {
+    std::vector<std::size_t> items;
+    items.reserve(r.weights->size());
+    bool have_prefix = false;
+    std::uint32_t prefix = 0;  // the a whose items items[0, a_items) hold
+    const auto emit = [&](std::uint32_t a_mask, std::uint32_t b_mask, std::size_t a_items) {
+      if (!have_prefix || a_mask != prefix) {  // A's items, once per a that has partners
+        items.clear();
+        append_items(a_mask, 0, items);
+        prefix = a_mask;
+        have_prefix = true;
+      }
+      items.resize(a_items);
+      append_items(b_mask, h, items);
+      return on_subset(items);
+    };
+    return any_join(r, h, top, narrow, emit);
+  });
+}
+
+enumerate_result enumerate_pairs(const enumerate_request& r, std::uint64_t stretch, const pair_sink& sink) {
+  return checked_join(r, [&](std::size_t h, std::size_t top, bool narrow) {
+    const std::size_t most = std::size_t(std::max<std::uint64_t>(1, stretch));
+    std::vector<std::uint64_t> pairs;
+    pairs.reserve(most);
+    std::uint64_t handed = 0;
+    bool go_on = true;
+    const auto hand = [&] {
+      if (pairs.empty()) return;
+      const pairs_handed out = sink(std::span<std::uint64_t>(pairs));
+      handed += out.handed;
+      go_on = out.go_on;
+      pairs.clear();
+    };
+    const auto emit = [&](std::uint32_t a_mask, std::uint32_t b_mask, std::size_t) {
+      pairs.push_back(std::uint64_t(a_mask) | std::uint64_t(b_mask) << 32);
+      if (pairs.size() == most) hand();
+      return go_on;
+    };
+    enumerate_result result = any_join(r, h, top, narrow, emit);
+    // What is buffered goes out however the join ended (the limit, a cancel, the end): those
+    // subsets are found, and a stop loses none of them.
+    if (go_on) hand();
+    result.listed = handed;
+    if (!go_on) result.complete = false;
+    return result;
+  });
 }
 
 }  // namespace ssum::detail

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "ssum/int128.hpp"
@@ -48,6 +49,25 @@ struct enumerate_result {
 /// (enumerate_list_bytes with max_items) exceed max_bytes, before allocating.
 enumerate_result enumerate_subsets(const enumerate_request& r,
                                    const std::function<bool(const std::vector<std::size_t>&)>& on_subset);
+
+/// What a pair sink answers: how many of the pairs it was given went out (all of them unless
+/// the receiver asked to stop part way), and whether the listing goes on.
+struct pairs_handed {
+  std::uint64_t handed = 0;
+  bool go_on = true;
+};
+
+/// Receives the pairs of one stretch of a batch, in order, as mask_a | mask_b << 32
+/// (item i < n/2 is bit i of mask_a, item n/2 + j bit j of mask_b), already filtered by the
+/// size bounds and non_empty and cut at the limit; it may rewrite them in place (they are the
+/// listing's own buffer).
+using pair_sink = std::function<pairs_handed(std::span<std::uint64_t> pairs)>;
+
+/// enumerate_subsets with each subset handed to `sink` as a pair of half masks (above), in
+/// stretches of up to `stretch` pairs, not as indices: the bulk listing converts and verifies
+/// them in batches itself. The same subsets, order, limit, complete, cancel and errors;
+/// `listed` counts what the sink handed out, and what was found before a cancel is handed out.
+enumerate_result enumerate_pairs(const enumerate_request& r, std::uint64_t stretch, const pair_sink& sink);
 
 /// The bytes of the two half lists for these weights under the size bound max_items (the
 /// request's): a half of c items keeps its subsets of at most max_items items,

@@ -42,19 +42,6 @@ enumerate_result enumerate_subsets_cuda(int device, const enumerate_request& r,
                                         const std::function<bool(const std::vector<std::size_t>&)>& on_subset,
                                         const enumerate_cuda_tuning& tuning = {});
 
-/// What a pair sink answers: how many of the pairs it was given went out (all of them unless
-/// the receiver asked to stop part way), and whether the listing goes on.
-struct pairs_handed {
-  std::uint64_t handed = 0;
-  bool go_on = true;
-};
-
-/// Receives the pairs of one stretch of a device batch, in order, as mask_a | mask_b << 32
-/// (item i < n/2 is bit i of mask_a, item n/2 + j bit j of mask_b), already filtered by the
-/// size bounds and non_empty and cut at the limit; it may rewrite them in place (they are the
-/// listing's own pinned buffer).
-using pair_sink = std::function<pairs_handed(std::span<std::uint64_t> pairs)>;
-
 /// enumerate_subsets_cuda with the pairs handed to `sink` in stretches of up to `stretch`
 /// pairs of a batch (cancel is polled between stretches), not turned into indices: the bulk
 /// listing (ssum::list_subset_masks) converts and verifies them itself. The same subsets,
