@@ -251,10 +251,11 @@ listing list_subsets(backend which, unsigned threads, const problem& p, const li
 /// (bit i set: item i is in the subset), each verified first (no bit past n, its sum in the
 /// window, its size in the bounds, not empty for zero-sum). on_masks returning false stops the
 /// listing after that batch (listed counts the whole batch; complete stays false unless none
-/// was left). The span is valid during the call only: copy what you keep. The host
-/// enumerators' subsets come in batches of up to 4096; the GPU listing (backend::cuda, or
-/// automatic where it is chosen) hands each stretch of a device batch, up to 2^18 masks, turned
-/// into item masks and verified on `threads` host threads. Calls come from one thread at a
+/// was left). The span is valid during the call only: copy what you keep. The meet in the
+/// middle hands its pairs of half masks in stretches, up to 2^16 on the host and 2^18 on the
+/// GPU (backend::cuda, or automatic where it is chosen), each turned into item masks and
+/// verified on `threads` host threads; the other host enumerators' subsets come in batches of
+/// up to 4096. Calls come from one thread at a
 /// time, not always the caller's. Throws ssum::instance_refused (a std::invalid_argument) for
 /// more than 64 items, which list_subsets takes.
 listing list_subset_masks(backend which, unsigned threads, const problem& p, const listing_options& options,
