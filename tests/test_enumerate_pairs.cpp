@@ -62,7 +62,8 @@ TEST(EnumeratePairs, SameSubsetsInTheSameOrderAsTheIndexListing) {
   for (int round = 0; round < 300; ++round) {
     const std::size_t n = rng() % 17;  // 0 and 1 item too
     const std::vector<int128> w = random_weights(rng, n, round % 5 == 4);
-    const enumerate_request r = request_for(w, random_query(rng, w));
+    enumerate_request r = request_for(w, random_query(rng, w));
+    r.threads = 1 + round % 2;  // the halves built one after the other, or at once
     constexpr std::uint64_t stretches[] = {0, 1, 3, 64, 1 << 20};
     const std::uint64_t stretch = stretches[rng() % 5];
     enumerate_result by_index, by_pairs;
@@ -144,6 +145,7 @@ TEST(EnumeratePairs, CancelHandsOutWhatWasFoundAndStops) {
   std::atomic<bool> cancel{false};
   enumerate_request r = request_for(w, wide);
   r.cancel = &cancel;
+  r.threads = 2;
   std::uint64_t handed = 0;
   const enumerate_result got = enumerate_pairs(r, 1 << 12, [&](std::span<std::uint64_t> pairs) {
     for (const std::uint64_t p : pairs) EXPECT_TRUE(sum_of(w, unpacked(p, w.size())) >= wide.lo);

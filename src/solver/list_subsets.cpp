@@ -407,6 +407,7 @@ listing detail::run_listing(backend which, unsigned threads, const problem& p, c
   request.limit = options.limit;
   request.cancel = watch ? &stop : options.cancel;
   request.max_bytes = room;
+  request.threads = host.threads;
   // The device's batches wait in two pinned host buffers of 8 bytes a pair: within the host's room.
   detail::enumerate_cuda_tuning batches;
   while (batches.largest_batch > batches.first_batch && 16.0 * double(batches.largest_batch) > room)

@@ -19,6 +19,9 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <system_error>
+#include <thread>
+#include <exception>
 
 #include "ssum/errors.hpp"
 
@@ -136,6 +139,38 @@ inline void append_items(std::uint32_t mask, std::size_t base, std::vector<std::
   }
 }
 
+// Runs build_a and build_b (each true unless cancelled), on two threads when `threads` allows:
+// the halves are independent, and at n >= 52 building them is most of a listing. An exception
+// in either (bad_alloc) is thrown here once both have ended.
+template <class BuildA, class BuildB>
+bool build_halves(unsigned threads, BuildA&& build_a, BuildB&& build_b) {
+  if (threads < 2) return build_a() && build_b();
+  bool b_built = false;
+  std::exception_ptr b_error;
+  std::thread other;
+  try {
+    other = std::thread([&] {
+      try {
+        b_built = build_b();
+      } catch (...) {
+        b_error = std::current_exception();
+      }
+    });
+  } catch (const std::system_error&) {  // no thread to be had: one after the other
+    return build_a() && build_b();
+  }
+  bool a_built = false;
+  try {
+    a_built = build_a();
+  } catch (...) {
+    other.join();
+    throw;
+  }
+  other.join();
+  if (b_error) std::rethrow_exception(b_error);
+  return a_built && b_built;
+}
+
 // The joins hand each pair to emit(a's mask, b's mask, a's item count), which answers whether
 // the listing goes on: enumerate_subsets turns it into indices, enumerate_pairs packs it.
 template <class Sum, class Emit>
@@ -145,8 +180,10 @@ enumerate_result join(const enumerate_request& r, std::size_t h, Emit&& emit) {
   enumerate_result result;
   std::vector<entry<Sum>> a_list, b_list;
   // Polled here too: small lists never reach poll_every steps.
-  if (raised(r.cancel) || !build_half(weights, 0, h, a_list, r.cancel) ||
-      !build_half(weights, h, n - h, b_list, r.cancel) || raised(r.cancel)) {
+  if (raised(r.cancel) ||
+      !build_halves(r.threads, [&] { return build_half(weights, 0, h, a_list, r.cancel); },
+                    [&] { return build_half(weights, h, n - h, b_list, r.cancel); }) ||
+      raised(r.cancel)) {
     result.cancelled = true;
     return result;
   }
@@ -206,8 +243,10 @@ enumerate_result join_sized(const enumerate_request& r, std::size_t h, std::size
   const std::size_t n = weights.size();
   enumerate_result result;
   sized_half<Sum> a_half, b_half;
-  if (raised(r.cancel) || !build_sized_half(weights, 0, h, top, a_half, r.cancel) ||
-      !build_sized_half(weights, h, n - h, top, b_half, r.cancel) || raised(r.cancel)) {
+  if (raised(r.cancel) ||
+      !build_halves(r.threads, [&] { return build_sized_half(weights, 0, h, top, a_half, r.cancel); },
+                    [&] { return build_sized_half(weights, h, n - h, top, b_half, r.cancel); }) ||
+      raised(r.cancel)) {
     result.cancelled = true;
     return result;
   }

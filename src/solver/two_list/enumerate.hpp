@@ -1,7 +1,8 @@
 #pragma once
 // Internal: every subset whose sum lies in a window, streamed one at a time, by meet in the
 // middle (Horowitz and Sahni 1974): the sorted subset sums of each half, kept with their masks,
-// joined by two pointers. Host-only, one thread. Backs `ssum solve --all / --limit / --unique`.
+// joined by two pointers. Host-only: the halves built on two threads where asked, the join on
+// one. Backs `ssum solve --all / --limit / --unique`.
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -25,6 +26,7 @@ struct enumerate_request {
   std::uint64_t limit = 0;                       // stop after this many (0: all)
   double max_bytes = 0;                          // the lists' budget (0: no budget)
   const std::atomic<bool>* cancel = nullptr;     // polled every few thousand steps
+  unsigned threads = 1;                          // 2 or more: the two halves built at once
 };
 
 struct enumerate_result {
