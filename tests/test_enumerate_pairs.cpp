@@ -57,6 +57,14 @@ std::vector<int128> random_weights(std::mt19937_64& rng, std::size_t n, bool wid
   return w;
 }
 
+// Every subset of small weights (|w| <= 40, n <= 16): a window past every sum on both sides.
+enumerate_request whole_window(const std::vector<int128>& w) {
+  query everything;
+  everything.lo = -1000;
+  everything.hi = 1000;
+  return request_for(w, everything);
+}
+
 TEST(EnumeratePairs, SameSubsetsInTheSameOrderAsTheIndexListing) {
   std::mt19937_64 rng(20261207);
   for (int round = 0; round < 300; ++round) {
@@ -81,10 +89,7 @@ TEST(EnumeratePairs, SameSubsetsInTheSameOrderAsTheIndexListing) {
 TEST(EnumeratePairs, StretchesAreFullButTheLast) {
   std::mt19937_64 rng(5);
   const std::vector<int128> w = random_weights(rng, 16, false);
-  query everything;
-  everything.lo = -1000;
-  everything.hi = 1000;
-  const enumerate_request r = request_for(w, everything);
+  const enumerate_request r = whole_window(w);
   for (const std::uint64_t stretch : {1u, 7u, 1000u, 65536u, 65537u}) {
     std::vector<std::size_t> stretches;
     enumerate_result result;
@@ -121,10 +126,7 @@ TEST(EnumeratePairs, LimitAsTheIndexListingHasIt) {
 TEST(EnumeratePairs, SinkStoppingPartWayEndsTheListing) {
   std::mt19937_64 rng(3);
   const std::vector<int128> w = random_weights(rng, 16, false);
-  query everything;
-  everything.lo = -1000;
-  everything.hi = 1000;
-  const enumerate_request r = request_for(w, everything);
+  const enumerate_request r = whole_window(w);
   int calls = 0;
   const enumerate_result got = enumerate_pairs(r, 100, [&](std::span<std::uint64_t> pairs) {
     ++calls;
