@@ -251,6 +251,26 @@ bool direct_hit(const rows_problem& p, const lattice_options& o, const integer_m
   return false;
 }
 
+// The random numbers of restart stream s; stream 0's are those of the one-thread restarts.
+std::mt19937_64 stream_rng(std::uint64_t seed, unsigned s) {
+  return std::mt19937_64(seed ^ 0x9E3779B97F4A7C15ull ^ (s * 0xD1B54A32D192ED03ull));
+}
+
+// A restart's basis: `reduced` randomized with rng, then LLL and BKZ reduced again (`direct`
+// shown each tour's basis); stops before the LLL when should_stop says so.
+template <class Direct>
+void rereduce(integer_matrix& kernel, const integer_matrix& reduced, std::mt19937_64& rng, int block_size,
+              stop_check& should_stop, Direct direct) {
+  kernel = reduced;
+  randomize(kernel, rng);
+  {
+    const std::lock_guard<std::mutex> lock(fplll_mutex());
+    if (should_stop()) return;
+    fplll::lll_reduction(kernel, 0.99, fplll::LLL_DEF_ETA);
+  }
+  bkz_in_tours(kernel, block_size, should_stop, direct);  // polls between tours
+}
+
 // Restarts on several threads (restart_portfolio.hpp): stream s re-randomizes its own copy of
 // the reduced basis with its own random numbers, seeded from the seed and s (stream 0's are
 // those of the one-thread restarts), so each stream's bases are the same from run to run.
@@ -258,20 +278,13 @@ void restart_portfolio(const rows_problem& p, const lattice_options& o, unsigned
                        int block_size, const integer_matrix& reduced,
                        std::optional<clock_type::time_point> deadline, lattice_result& result) {
   std::vector<std::mt19937_64> rngs;
-  for (unsigned s = 0; s < streams; ++s)
-    rngs.emplace_back(o.seed ^ 0x9E3779B97F4A7C15ull ^ (s * 0xD1B54A32D192ED03ull));
+  for (unsigned s = 0; s < streams; ++s) rngs.push_back(stream_rng(o.seed, s));
   auto next_basis = [&](unsigned s, const lattice_options& so, std::optional<clock_type::time_point> until,
                         lattice_result& found) -> std::vector<std::vector<std::int64_t>> {
     stop_check should_stop(so.cancel, until, found);
-    integer_matrix kernel = reduced;
-    randomize(kernel, rngs[s]);
-    {
-      const std::lock_guard<std::mutex> lock(fplll_mutex());
-      if (should_stop()) return {};
-      fplll::lll_reduction(kernel, 0.99, fplll::LLL_DEF_ETA);
-    }
-    auto direct = [&](const integer_matrix& k) { return direct_hit(p, so, k, found); };
-    bkz_in_tours(kernel, block_size, should_stop, direct);  // polls between tours
+    integer_matrix kernel;
+    rereduce(kernel, reduced, rngs[s], block_size, should_stop,
+             [&](const integer_matrix& k) { return direct_hit(p, so, k, found); });
     if (!found.subsets.empty() || should_stop()) return {};
     return small_basis(kernel);
   };
@@ -343,7 +356,7 @@ lattice_result solve_rows_lattice(const rows_problem& p, const lattice_options& 
   // the next round searches a randomized, re-reduced basis. Not exhaustive until a round
   // ends within its budget, which the callers' "no proof" already allows.
   const integer_matrix reduced = *kernel;
-  std::mt19937_64 rng(o.seed ^ 0x9E3779B97F4A7C15ull);
+  std::mt19937_64 rng = stream_rng(o.seed, 0);
   const std::uint64_t base = o.restart_nodes ? o.restart_nodes : std::uint64_t(1) << 22;
   // The first round, on the basis of the full progressive schedule, gets 16 budgets: the
   // instances that basis answers within seconds (ms_10_050) lost to early restarts.
@@ -365,13 +378,7 @@ lattice_result solve_rows_lattice(const rows_problem& p, const lattice_options& 
       return result;
     }
     const auto reduce_start = clock_type::now();
-    *kernel = reduced;
-    randomize(*kernel, rng);
-    {
-      const std::lock_guard<std::mutex> lock(fplll_mutex());
-      fplll::lll_reduction(*kernel, 0.99, fplll::LLL_DEF_ETA);
-    }
-    bkz_in_tours(*kernel, block_size, should_stop, direct);  // polls between tours
+    rereduce(*kernel, reduced, rng, block_size, should_stop, direct);
     reduce_total += seconds_since(reduce_start);
     if (!result.subsets.empty() || should_stop()) break;
   }
