@@ -53,15 +53,23 @@ class stop_check {
   lattice_result& result_;
 };
 
-// fplll's use from several threads at once is not documented as safe (its default external
-// enumerator keeps global state), so every call into fplll's algorithms holds this one lock:
-// the first reduction, each BKZ tour, the restart streams' re-reductions, and lattice stages
-// of other solves in the process. Our enumeration takes none. With many restart streams the
-// serialized BKZ may become the bottleneck; accepted for now. (The ZZ_mat and Z_NR arithmetic
-// outside it, copies and randomize(), is GMP on objects that one thread owns.)
-std::mutex& fplll_mutex() {
-  static std::mutex m;
-  return m;
+// fplll is called from several threads at once (the restart streams, concurrent solves), each
+// on matrices of its own. Its process-wide state is made harmless once, before any call:
+// - the external enumerator (Stevens's enumlib, the default) runs every enumeration on one
+//   global thread pool whose wait is not safe from two callers; fplll's own recursive
+//   enumeration keeps its state in the enumeration object, and in BKZ-40 here is as fast;
+// - the global GMP random state is initialized lazily on its first use: done here, once. BKZ
+//   draws from it only to re-randomize a block after a failed pruned enumeration, which the
+//   strategies we keep rule out (shipped_strategies);
+// - MPFR's precision, which fplll's wrappers set and restore, is per thread in a thread-safe
+//   MPFR (checked at configure time, as fplll itself requires).
+// This turns fplll's external enumerator off for the whole process.
+void prepare_fplll() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    fplll::set_external_enumerator(nullptr);
+    (void)fplll::RandGen::get_gmp_state();
+  });
 }
 
 void set_integer(integer& z, int128 v) { z.set_str(ssum::to_string(v).c_str()); }
@@ -151,7 +159,23 @@ const std::vector<fplll::Strategy>& shipped_strategies() {
       const std::string path =
           given && *given ? std::string(given) : fplll::strategy_full_path(fplll::default_strategy());
       if (path.empty()) return std::vector<fplll::Strategy>{};
-      return fplll::load_strategies_json(path);
+      std::vector<fplll::Strategy> loaded = fplll::load_strategies_json(path);
+      // BKZ repeats a block's pruned enumeration, re-randomizing the block from fplll's
+      // global random state (not safe from several threads), while the chance that every
+      // try missed exceeds 1 - min_success_probability (0.5, also in the preprocessing's
+      // tours, where it cannot be set): where every pruning's success chance is at least
+      // that, one try always ends it. So the strategies are kept up to the first block size
+      // with a smaller chance (57 in fplll's file; beyond, plain BKZ); a block's
+      // preprocessing uses smaller ones.
+      std::size_t kept = 0;
+      while (kept < loaded.size() &&
+             std::all_of(loaded[kept].pruning_parameters.begin(), loaded[kept].pruning_parameters.end(),
+                         [](const fplll::PruningParams& pruning) {
+                           return pruning.expectation >= fplll::BKZ_DEF_MIN_SUCCESS_PROBABILITY;
+                         }))
+        ++kept;
+      loaded.resize(kept);
+      return loaded;
     } catch (...) {
       return std::vector<fplll::Strategy>{};
     }
@@ -162,8 +186,6 @@ const std::vector<fplll::Strategy>& shipped_strategies() {
 // One BKZ tour of block size `block_size`, one fplll call (a tour itself runs to its end);
 // true when it changed the basis.
 bool bkz_tour(integer_matrix& kernel, int block_size, stop_check& should_stop) {
-  const std::lock_guard<std::mutex> lock(fplll_mutex());
-  if (should_stop()) return false;  // it rose while another thread's tour held the lock
   std::vector<fplll::Strategy> strategies;
   if (static_cast<int>(shipped_strategies().size()) > block_size) strategies = shipped_strategies();
   const double left = should_stop.seconds_left();
@@ -263,11 +285,8 @@ void rereduce(integer_matrix& kernel, const integer_matrix& reduced, std::mt1993
               stop_check& should_stop, Direct direct) {
   kernel = reduced;
   randomize(kernel, rng);
-  {
-    const std::lock_guard<std::mutex> lock(fplll_mutex());
-    if (should_stop()) return;
-    fplll::lll_reduction(kernel, 0.99, fplll::LLL_DEF_ETA);
-  }
+  if (should_stop()) return;
+  fplll::lll_reduction(kernel, 0.99, fplll::LLL_DEF_ETA);
   bkz_in_tours(kernel, block_size, should_stop, direct);  // polls between tours
 }
 
@@ -301,6 +320,7 @@ lattice_result solve_rows_lattice(const rows_problem& p, const lattice_options& 
   for (const auto& row : p.rows)
     if (row.size() != n) throw std::invalid_argument("solve_rows_lattice: rows of unequal length");
 
+  prepare_fplll();
   lattice_result result;
   stop_check should_stop(o, result);
   const auto start = clock_type::now();
@@ -320,10 +340,7 @@ lattice_result solve_rows_lattice(const rows_problem& p, const lattice_options& 
   for (int attempt = 0; attempt < 6 && !kernel; ++attempt) {
     if (should_stop()) break;
     integer_matrix basis = embedding_basis(p, scale);
-    {
-      const std::lock_guard<std::mutex> lock(fplll_mutex());
-      fplll::lll_reduction(basis, 0.99, fplll::LLL_DEF_ETA);
-    }
+    fplll::lll_reduction(basis, 0.99, fplll::LLL_DEF_ETA);
     kernel = kernel_basis(basis, n + 1, kernel_dimension);
     scale.mul_2si(scale, 16);
   }

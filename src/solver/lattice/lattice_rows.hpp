@@ -39,8 +39,9 @@
 // that one thread, the budgets taken in turn from one Luby sequence, until one stream finds
 // a subset or covers its tree, cancel or the clock: the luck is in the basis, so several
 // bases at once rather than one tree split over threads, and no thread idles while another
-// reduces. fplll runs under one process-wide lock (its use from several threads is not
-// documented as safe), so the streams' reductions take turns.
+// reduces. The streams call fplll at once, each on its own matrices: its process-wide state
+// is made safe for that first (lattice_rows.cpp, prepare_fplll; it turns fplll's external
+// enumerator off in the process).
 //
 // Not a proof: the enumeration's Gram-Schmidt data is long double, so a rounding error may
 // prune a branch that holds a solution. A call that finds nothing, even with `exhausted`
