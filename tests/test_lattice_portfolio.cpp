@@ -132,3 +132,39 @@ TEST(LatticePortfolio, TimeLimitStopsEveryStream) {
 }
 
 }  // namespace
+
+// Several callers at once, each a portfolio of two streams: every stream of every solve calls
+// fplll's LLL and pruned BKZ at the same time as the others, on matrices of its own (under the
+// sanitizers, a shared state in fplll shows). Each answers its own instance with a verified subset.
+TEST(LatticePortfolio, SeveralSolvesAtOnce) {
+  SKIP_WITHOUT_FPLLL();
+  constexpr int callers = 3;
+  std::mt19937_64 rng(11);
+  std::vector<rows_problem> problems;
+  for (int c = 0; c < callers; ++c) {
+    const std::size_t m = 6, n = 60;
+    problems.push_back(ssum_test::random_rows(m, n, rng, ssum_test::random_subset(n, rng)));
+  }
+  std::vector<lattice_result> results(callers);
+  std::vector<std::thread> team;
+  for (int c = 0; c < callers; ++c)
+    team.emplace_back([&, c] {
+      lattice_options o;
+      o.restart_nodes = 1;  // many rounds: many re-reductions at once
+      o.block_size = 20;    // pruned BKZ (fplll's strategies) with its preprocessing tours
+      o.threads = 2;
+      o.seed = c;
+      o.time_limit = 120;
+      results[c] = solve_rows_lattice(problems[c], o);
+    });
+  for (std::thread& t : team) t.join();
+  std::uint64_t most_rounds = 0;
+  for (int c = 0; c < callers; ++c) {
+    SCOPED_TRACE("caller " + std::to_string(c));
+    ASSERT_EQ(results[c].subsets.size(), 1u);
+    verified_set(problems[c], results[c]);
+    EXPECT_FALSE(results[c].timed_out);
+    most_rounds = std::max(most_rounds, results[c].rounds);
+  }
+  EXPECT_GT(most_rounds, 1u) << "no solve reached its portfolio";
+}
