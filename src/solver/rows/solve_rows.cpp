@@ -307,6 +307,14 @@ rows_solution solve_rows(backend which, unsigned threads, const rows_problem& p,
   });
 }
 
+// The lattice stage's line in a plan where it runs alone: on the whole host team.
+static std::string lattice_alone_why(unsigned threads, const solve_options& options) {
+  const unsigned team = detail::host_share_for(threads, options).threads;
+  return "fplll's reduction and a {0,1} enumeration" +
+         (team == 1 ? std::string(" on one thread") : " on " + std::to_string(team) + " threads (restarts as a portfolio)") +
+         "; no model of its time";
+}
+
 plan_table explain_rows(backend which, unsigned threads, const rows_problem& p, const solve_options& options) {
   const std::size_t bits = rows_encoding_bits(p);  // throws for a bad shape
   const std::optional<rows_encoding> folded = encode_rows(p);
@@ -338,6 +346,7 @@ plan_table explain_rows(backend which, unsigned threads, const rows_problem& p, 
     named.chosen = {"lattice", "cpu", "the lattice stage was asked for"};
     if (options.count) named.refusal = "the lattice stage finds one subset: it cannot count";
     else if (!lattice.takes) named.refusal = lattice.why;
+    else lattice.why = lattice_alone_why(threads, options);
     if (!named.refusal.empty()) named.chosen = {}, lattice.role.clear();
     return named;
   }
@@ -366,14 +375,17 @@ plan_table explain_rows(backend which, unsigned threads, const rows_problem& p, 
   lattice.why = !detail::lattice_available() ? "this build has no fplll"
                 : options.count               ? "it finds subsets, it cannot count them"
                 : p.rows.size() < 2           ? "it takes several rows"
-                                              : "fplll's reduction and a {0,1} enumeration on one thread; no model of its time";
+                                              : "fplll's reduction and a {0,1} enumeration; no model of its time";
   const bool automatic = options.algo == algorithm::automatic;
+  if (lattice.takes && automatic && !t.refusal.empty()) lattice.why = lattice_alone_why(threads, options);
   if (automatic && lattice.takes && !t.refusal.empty()) {
     lattice.role = "chosen";
     t.chosen = {"lattice", "cpu", "no exact algorithm can take these rows (" + t.refusal + "), so the lattice stage runs alone"};
     t.refusal.clear();
   } else if (automatic && lattice_races(p, options, threads) && t.refusal.empty()) {
     lattice.role = "races";
+    lattice.why = "fplll's reduction and a {0,1} enumeration beside the exact search, on the host threads it "
+                  "leaves (one, or with the search on the GPU all but its own); no model of its time";
   }
   t.candidates.push_back(lattice);
   return t;
