@@ -179,6 +179,30 @@ TEST(SolveRows, PastOneSumTheLatticeRacesAndANamedAlgorithmIsObeyed) {
   EXPECT_LT(s.rows_folded, 6u);  // the rows that fold, the others checked
 }
 
+// Where the exact search on the host is hopeless (QOBLIB's ms_10_050: a four-list its plan
+// expects to take days), the lattice stage takes all of the team's threads but one, and says
+// so; where it is not (the low-density rows above), it keeps one.
+TEST(SolveRows, TheLatticeTakesTheThreadsOfAHopelessExactSearch) {
+  if (!ssum::detail::lattice_available()) GTEST_SKIP() << "built without fplll: no lattice stage to race";
+  const rows_problem p = ssum::read_rows(
+      (std::filesystem::path(SSUM_SOURCE_DIR) / "bench/data/marketsplit/ms_10_050_000.dat").string());
+  ssum::solve_options o;
+  o.time_limit = 300;
+  const ssum::rows_solution s = ssum::solve_rows(ssum::backend::cpu, 4, p, o);
+  ASSERT_TRUE(s.answer.feasible) << s.method << ": " << s.answer.plan.reason;
+  EXPECT_TRUE(ssum::is_rows_certificate(p, s.answer.subset));
+  ASSERT_EQ(s.method, "lattice") << s.answer.plan.reason;
+  EXPECT_EQ(s.answer.threads, 3u);
+  EXPECT_NE(s.answer.plan.reason.find("on 3 threads"), std::string::npos) << s.answer.plan.reason;
+
+  std::mt19937_64 rng(51);
+  const rows_problem low_density = random_rows(rng, 4, 60, 0, 1000000, true);
+  const ssum::rows_solution quick = ssum::solve_rows(ssum::backend::cpu, 4, low_density, o);
+  ASSERT_TRUE(quick.answer.feasible);
+  if (quick.method == "lattice") EXPECT_EQ(quick.answer.threads, 1u);
+  else EXPECT_NE(quick.answer.plan.reason.find("on one thread"), std::string::npos) << quick.answer.plan.reason;
+}
+
 TEST(SolveRows, QoblibInstancesOfTheTestData) {
   const std::filesystem::path dir = std::filesystem::path(SSUM_SOURCE_DIR) / "tests/data/marketsplit";
   int solved = 0;

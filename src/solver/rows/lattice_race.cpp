@@ -15,12 +15,13 @@
 
 namespace ssum::detail {
 
-// The exact search (`exact`, on the threads it is given) on all threads but one and the
-// lattice stage on that one; the first subset stops the other. The lattice's finding nothing
+// The exact search (`exact`, on the threads it is given) and the lattice stage on its share of
+// the host's threads (lattice_race.hpp); the first subset stops the other. The lattice's finding nothing
 // is no answer: the exact search's verdict stands, with its method ("fold", "fold and check"),
 // or "lattice" with the lattice's subset.
 rows_solution race_lattice(backend which, unsigned threads, const rows_problem& p, const solve_options& o,
-                           clock_type::time_point start, const exact_search& exact, unsigned lattice_threads) {
+                           clock_type::time_point start, const exact_search& exact, unsigned lattice_threads,
+                           bool exact_on_gpu) {
   lattice_threads = std::max(1u, lattice_threads);
   std::atomic<bool> stop{false}, never{false}, lattice_stop{false}, lattice_found{false};
   lattice_result found;
@@ -53,7 +54,8 @@ rows_solution race_lattice(backend which, unsigned threads, const rows_problem& 
   // The caller's cancel reaches the exact search through `stop`, as a time limit does.
   const deadline_watch relay(clock_type::time_point::max(), o.cancel, stop, never);
   const unsigned team = host_share_for(threads, o).threads;
-  const unsigned exact_threads = which == backend::cuda || lattice_threads > 1 ? threads : std::max(1u, team - 1);
+  const unsigned exact_threads =
+      which == backend::cuda || exact_on_gpu ? threads : std::max(1u, team - std::min(team - 1, lattice_threads));
   const std::string on = lattice_threads == 1 ? "one thread" : std::to_string(lattice_threads) + " threads";
   rows_solution out;
   try {

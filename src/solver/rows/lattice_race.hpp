@@ -17,14 +17,16 @@ namespace ssum::detail {
 using exact_search = std::function<rows_solution(const solve_options&, unsigned)>;
 
 /// The exact search (`exact`) and the lattice stage side by side, the first subset stopping the
-/// other: the exact search on all threads but one and the lattice on that one, or, where the
-/// exact search runs on the GPU (lattice_threads > 1), the exact search as asked and the
-/// lattice's enumeration on `lattice_threads` of the host's. The lattice's finding nothing is no answer: the exact
+/// other: the lattice on `lattice_threads` of the host's team and the exact search on the rest
+/// (all but one by default), or, where the exact search runs on the GPU (`exact_on_gpu`, or
+/// `which` is cuda), the exact search as asked beside the lattice's `lattice_threads`. The
+/// lattice's finding nothing is no answer: the exact
 /// search's verdict stands, with its method, or "lattice" with the lattice's subset (verified
 /// on every row). Throws what the exact search throws (ssum::interrupted on the caller's cancel
 /// unless the lattice found a subset).
 rows_solution race_lattice(backend which, unsigned threads, const rows_problem& p, const solve_options& o,
-                           clock_type::time_point start, const exact_search& exact, unsigned lattice_threads = 1);
+                           clock_type::time_point start, const exact_search& exact, unsigned lattice_threads = 1,
+                           bool exact_on_gpu = false);
 
 /// The lattice stage alone, its enumeration on `threads` (0: all), within o.time_limit: "feasible" with a
 /// verified subset, or "unknown"; ssum::interrupted on o.cancel. `why` opens the plan's reason.

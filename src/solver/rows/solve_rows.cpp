@@ -115,6 +115,16 @@ bool lattice_races(const rows_problem& p, const solve_options& o, unsigned threa
   return team >= 4 || p.columns() >= 80 || exact_seconds(p, o, threads) >= lattice_race_from_seconds;
 }
 
+// The lattice's share of the host's threads beside an exact search on the host: one, or all
+// but one where the exact search is hopeless (its plan expects more than an hour on the whole
+// team: QOBLIB's ms_11_100 past 127 bits, 16 threads), as the lattice's restarts gain from
+// every thread and the exact search would only hold them.
+constexpr double exact_hopeless_seconds = 3600;
+unsigned host_lattice_threads(const rows_problem& p, const solve_options& o, unsigned threads) {
+  const unsigned team = detail::host_share_for(threads, o).threads;
+  return team > 1 && exact_seconds(p, o, threads) > exact_hopeless_seconds ? team - 1 : 1;
+}
+
 // Past 127 bits: the rows that fold (`part`, their sum `single`) have every subset listed, each
 // checked on the other rows; a decision stops at the first that meets them all. The listing
 // takes the enumerator `o.algo` names (automatic: its plan's).
@@ -253,13 +263,16 @@ rows_solution solve_rows(backend which, unsigned threads, const rows_problem& p,
       // The exact search on the GPU leaves the host's threads, but for its own share, to the
       // lattice's enumeration.
       unsigned lattice_threads = 1;
+      bool exact_on_gpu = false;
       if (races) {
         const detail::choice c = detail::choose(folded->single, o, which, threads, 0);
         const unsigned team = detail::host_share_for(threads, o).threads;
-        if (c.where == backend::cuda && team > c.threads + 1) lattice_threads = team - std::max(1u, c.threads);
+        exact_on_gpu = c.where == backend::cuda;
+        if (exact_on_gpu && team > c.threads + 1) lattice_threads = team - std::max(1u, c.threads);
+        if (!exact_on_gpu) lattice_threads = host_lattice_threads(p, options, threads);
       }
-      rows_solution out =
-          races ? detail::race_lattice(which, threads, p, o, start, exact, lattice_threads) : exact(o, threads);
+      rows_solution out = races ? detail::race_lattice(which, threads, p, o, start, exact, lattice_threads, exact_on_gpu)
+                                : exact(o, threads);
       out.rows_folded = p.rows.size();
       out.encoding_bits = rows_encoding_bits(p);
       if (out.method == "lattice") return out;
@@ -300,7 +313,9 @@ rows_solution solve_rows(backend which, unsigned threads, const rows_problem& p,
     return fold_and_check(exact_threads, p, part, some->single, e, rows_encoding_bits(p), start);
   };
   return or_lattice([&] {
-    rows_solution checked = races ? detail::race_lattice(which, threads, p, options, start, exact) : exact(options, threads);
+    rows_solution checked =
+        races ? detail::race_lattice(which, threads, p, options, start, exact, host_lattice_threads(p, options, threads))
+              : exact(options, threads);
     checked.rows_folded = part.rows.size();
     checked.encoding_bits = rows_encoding_bits(p);
     return checked;
@@ -384,8 +399,14 @@ plan_table explain_rows(backend which, unsigned threads, const rows_problem& p, 
     t.refusal.clear();
   } else if (automatic && lattice_races(p, options, threads) && t.refusal.empty()) {
     lattice.role = "races";
-    lattice.why = "fplll's reduction and a {0,1} enumeration beside the exact search, on the host threads it "
-                  "leaves (one, or with the search on the GPU all but its own); no model of its time";
+    const unsigned beside = host_lattice_threads(p, options, threads);
+    lattice.why = t.chosen.backend == "cuda"
+                      ? "fplll's reduction and a {0,1} enumeration beside the exact search on the GPU, on the host "
+                        "threads that search leaves; no model of its time"
+                      : "fplll's reduction and a {0,1} enumeration beside the exact search, on " +
+                            (beside == 1 ? std::string("one thread") : std::to_string(beside) + " threads") +
+                            (beside > 1 ? " (the exact search is expected to take over an hour)" : "") +
+                            "; no model of its time";
   }
   t.candidates.push_back(lattice);
   return t;
