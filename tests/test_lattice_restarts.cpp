@@ -14,6 +14,7 @@
 
 #include "lattice_checks.hpp"
 #include "solver/lattice/lattice_rows.hpp"
+#include "solver/lattice/restart_portfolio.hpp"
 #include "ssum/rows.hpp"
 
 namespace {
@@ -136,6 +137,37 @@ TEST(LatticeRestarts, CancelDuringRestarts) {
     EXPECT_TRUE(r.cancelled);
     EXPECT_LT(std::chrono::duration<double>(returned - raised).count(), 3.0);
   }
+}
+
+}  // namespace
+
+namespace {
+
+// Luby's sequence against its definition: t_i = 2^(k-1) where i = 2^k - 1, else t_(i - 2^(k-1) + 1)
+// for 2^(k-1) <= i < 2^k - 1, computed here by the recursion on a table.
+TEST(LatticeRestarts, LubySequence) {
+  std::vector<std::uint64_t> t(1, 0);
+  for (std::uint64_t i = 1; i < 5000; ++i) {
+    std::uint64_t k = 1;
+    while ((std::uint64_t(1) << k) - 1 < i) ++k;
+    t.push_back((std::uint64_t(1) << k) - 1 == i ? std::uint64_t(1) << (k - 1) : t[i - (std::uint64_t(1) << (k - 1)) + 1]);
+    ASSERT_EQ(ssum::detail::luby(i), t[i]) << "i = " << i;
+  }
+  EXPECT_EQ(ssum::detail::luby(1), 1u);
+  EXPECT_EQ(ssum::detail::luby(7), 4u);
+}
+
+// A round's unit: the base until there is a rate to go by, then the nodes the enumeration
+// visits in the re-reduction's time where that is more, never less than the base, and capped.
+TEST(LatticeRestarts, RestartUnitMatchesTheReductionsTime) {
+  using ssum::detail::restart_unit;
+  const std::uint64_t base = std::uint64_t(1) << 22;
+  EXPECT_EQ(restart_unit(base, 0, 0, 1.0), base);           // no enumeration yet
+  EXPECT_EQ(restart_unit(base, 1000000, 0.001, 1.0), base); // too short to be a rate
+  EXPECT_EQ(restart_unit(base, 20000000, 1.0, 0.0), base);  // no reduction timed
+  EXPECT_EQ(restart_unit(base, 20000000, 1.0, 0.1), base);  // 2 x 10^6 nodes: below the base
+  EXPECT_EQ(restart_unit(base, 20000000, 1.0, 2.0), 40000000u);  // 20 M/s for 2 s
+  EXPECT_EQ(restart_unit(base, std::uint64_t(1) << 62, 0.02, 1e6), std::uint64_t(1) << 62);  // capped
 }
 
 }  // namespace

@@ -380,16 +380,18 @@ lattice_result solve_rows_lattice(const rows_problem& p, const lattice_options& 
   // The first round, on the basis of the full progressive schedule, gets 16 budgets: the
   // instances that basis answers within seconds (ms_10_050) lost to early restarts.
   const std::uint64_t first_budget = 16 * base;
-  double reduce_total = 0;
+  double reduce_total = 0, last_reduce = 0;
   const unsigned threads = o.threads > 0 ? o.threads : std::max(1u, std::thread::hardware_concurrency());
   for (std::uint64_t round = 1;; ++round) {
     std::vector<std::vector<std::int64_t>> basis = small_basis(*kernel);
     result.rounds = round;
     bool over = false;
     const bool enumerated = !basis.empty();  // (basis is moved from below)
+    const std::uint64_t unit =
+        restart_unit(base, result.nodes, seconds_since(enumerate_start) - reduce_total, last_reduce);
     if (enumerated)
       over = enumerate_plus_minus_one(p, std::move(basis), o, should_stop.deadline(), result,
-                                      round == 1 ? first_budget : base * luby(round - 1));
+                                      round == 1 ? first_budget : unit * luby(round - 1));
     if ((enumerated && !over) || !result.subsets.empty() || should_stop()) break;
     if (threads > 1) {  // round 1 had every thread on one tree; the rest is a portfolio
       result.enumerate_seconds = seconds_since(enumerate_start);
@@ -398,7 +400,8 @@ lattice_result solve_rows_lattice(const rows_problem& p, const lattice_options& 
     }
     const auto reduce_start = clock_type::now();
     rereduce(*kernel, reduced, rng, block_size, should_stop, direct);
-    reduce_total += seconds_since(reduce_start);
+    last_reduce = seconds_since(reduce_start);
+    reduce_total += last_reduce;
     if (!result.subsets.empty() || should_stop()) break;
   }
   result.enumerate_seconds = seconds_since(enumerate_start) - reduce_total;

@@ -26,7 +26,9 @@
 // handed out; v and -v give the same x, so only one of each pair is visited.
 //
 // Restarts (one solution or a few wanted): each enumeration stops at a node budget (2^26
-// for the first, then 2^22 times Luby's sequence; Luby, Sinclair and Zuckerman 1993), and
+// for the first, then a unit times Luby's sequence; Luby, Sinclair and Zuckerman 1993: the
+// unit 2^22 nodes, or the nodes the enumeration visits in the time of the round's
+// re-reduction where that is more, as on large lattices), and
 // the next one searches the reduced basis shuffled and mixed by a random unimodular matrix,
 // then LLL and BKZ reduced again, as Gama, Nguyen and Regev re-randomize between pruned
 // enumerations (EUROCRYPT 2010).
@@ -78,7 +80,7 @@ struct lattice_options {
   /// Seeds the randomized bases of the restarts.
   std::uint64_t seed = 0;
   /// The restarts' base node budget, 0 for 2^22: 16 of them for the first round, then this
-  /// times the Luby sequence.
+  /// (or more: restart_unit) times the Luby sequence.
   std::uint64_t restart_nodes = 0;
 };
 

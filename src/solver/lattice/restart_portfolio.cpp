@@ -2,6 +2,7 @@
 // (restart_portfolio.hpp).
 #include "solver/lattice/restart_portfolio.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <exception>
 #include <mutex>
@@ -23,6 +24,12 @@ std::uint64_t luby(std::uint64_t i) {
   }
 }
 
+std::uint64_t restart_unit(std::uint64_t base, std::uint64_t nodes, double enumerate_seconds, double reduce_seconds) {
+  if (enumerate_seconds < 0.01 || reduce_seconds <= 0) return base;  // no rate to go by yet
+  const double equal_time = static_cast<double>(nodes) / enumerate_seconds * reduce_seconds;
+  return equal_time > static_cast<double>(base) ? static_cast<std::uint64_t>(std::min(equal_time, 0x1p62)) : base;
+}
+
 namespace {
 
 // What one stream did: its subsets, nodes and flags (cancelled there means "stopped", as its
@@ -39,6 +46,9 @@ void run_restart_portfolio(const rows_problem& p, const lattice_options& o, unsi
                            std::optional<clock_type::time_point> deadline, const next_basis_fn& next_basis,
                            lattice_result& result) {
   const auto start = clock_type::now();
+  // Round 1's nodes and thread-seconds (`result` holds it): a rate for each stream's first unit.
+  const std::uint64_t first_nodes = result.nodes;
+  const double first_thread_seconds = result.enumerate_seconds * streams;
   // One stop flag for every stream: a stream that finds (or covers its tree) raises it, and
   // the process's deadline watcher raises it for o.cancel (polled every 10 ms) and at the
   // deadline. The streams see it as their cancel flag, so the enumeration and the BKZ tours
@@ -66,13 +76,16 @@ void run_restart_portfolio(const rows_problem& p, const lattice_options& o, unsi
       while (!stop.load(std::memory_order_relaxed)) {
         const auto reduce_start = clock_type::now();
         std::vector<std::vector<std::int64_t>> basis = next_basis(s, so, deadline, out.found);
-        out.reduce += seconds_since(reduce_start);
+        const double reduced = seconds_since(reduce_start);
+        out.reduce += reduced;
         if (!out.found.subsets.empty() || out.found.cancelled || out.found.timed_out || stop.load()) break;
         const std::uint64_t round = next_round.fetch_add(1);
         if (basis.empty()) continue;  // entries too large to enumerate: the next basis
         const auto enumerate_start = clock_type::now();
-        const bool over =
-            enumerate_plus_minus_one(p, std::move(basis), so, deadline, out.found, base * luby(round - 1));
+        // The stream's own rate, or round 1's per thread before it has one.
+        const std::uint64_t unit = out.enumerate > 0 ? restart_unit(base, out.found.nodes, out.enumerate, reduced)
+                                                     : restart_unit(base, first_nodes, first_thread_seconds, reduced);
+        const bool over = enumerate_plus_minus_one(p, std::move(basis), so, deadline, out.found, unit * luby(round - 1));
         out.enumerate += seconds_since(enumerate_start);
         // Within its budget: a subset (the limit), the whole tree, or a stop.
         if (!over) out.covered = out.found.exhausted;

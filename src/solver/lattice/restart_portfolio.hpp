@@ -20,6 +20,12 @@ namespace ssum::detail {
 /// unknown in advance.
 std::uint64_t luby(std::uint64_t i);
 
+/// A restart round's unit of nodes (its budget is the unit times Luby's term): `base`, raised
+/// to the nodes the enumeration visits, at its rate so far (`nodes` in `enumerate_seconds`),
+/// in the time the round's re-reduction took, so that re-reducing stays at most about half
+/// of the restarts' time where reductions are slow beside the enumeration (large lattices).
+std::uint64_t restart_unit(std::uint64_t base, std::uint64_t nodes, double enumerate_seconds, double reduce_seconds);
+
 /// Stream `stream`'s next basis: the reduced basis randomized with the stream's own random
 /// numbers, reduced again, as int64 rows (empty when it cannot be enumerated). It polls
 /// `o.cancel` and `deadline` (setting found.cancelled or found.timed_out when they stop it),
