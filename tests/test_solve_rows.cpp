@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ssum/errors.hpp"
+#include "ssum/explain.hpp"
 #include "ssum/solve_rows.hpp"
 #include "solver/lattice/lattice_rows.hpp"
 
@@ -179,9 +180,9 @@ TEST(SolveRows, PastOneSumTheLatticeRacesAndANamedAlgorithmIsObeyed) {
   EXPECT_LT(s.rows_folded, 6u);  // the rows that fold, the others checked
 }
 
-// Where the exact search on the host is hopeless (QOBLIB's ms_10_050: a four-list its plan
-// expects to take days), the lattice stage takes all of the team's threads but one, and says
-// so; where it is not (the low-density rows above), it keeps one.
+// Where the exact search on the host cannot end within the time limit (QOBLIB's ms_10_050: a
+// four-list its plan expects to take days), the lattice stage takes all of the team's threads
+// but one, and says so; where it is quick (the low-density rows above), it keeps one.
 TEST(SolveRows, TheLatticeTakesTheThreadsOfAHopelessExactSearch) {
   if (!ssum::detail::lattice_available()) GTEST_SKIP() << "built without fplll: no lattice stage to race";
   const rows_problem p = ssum::read_rows(
@@ -194,6 +195,17 @@ TEST(SolveRows, TheLatticeTakesTheThreadsOfAHopelessExactSearch) {
   ASSERT_EQ(s.method, "lattice") << s.answer.plan.reason;
   EXPECT_EQ(s.answer.threads, 3u);
   EXPECT_NE(s.answer.plan.reason.find("on 3 threads"), std::string::npos) << s.answer.plan.reason;
+
+  // The plan says the share: without a time limit the exact search, which alone proves
+  // "none", keeps half the team when its plan expects over an hour.
+  auto races_line = [&](const ssum::solve_options& with) {
+    for (const ssum::plan_candidate& c : ssum::explain_rows(ssum::backend::cpu, 4, p, with).candidates)
+      if (c.algorithm == "lattice") return c.role + ": " + c.why;
+    return std::string("no lattice line");
+  };
+  EXPECT_NE(races_line(o).find("races: "), std::string::npos);
+  EXPECT_NE(races_line(o).find("on 3 threads"), std::string::npos) << races_line(o);
+  EXPECT_NE(races_line(ssum::solve_options{}).find("on 2 threads"), std::string::npos) << races_line({});
 
   std::mt19937_64 rng(51);
   const rows_problem low_density = random_rows(rng, 4, 60, 0, 1000000, true);

@@ -115,14 +115,26 @@ bool lattice_races(const rows_problem& p, const solve_options& o, unsigned threa
   return team >= 4 || p.columns() >= 80 || exact_seconds(p, o, threads) >= lattice_race_from_seconds;
 }
 
-// The lattice's share of the host's threads beside an exact search on the host: one, or all
-// but one where the exact search is hopeless (its plan expects more than an hour on the whole
-// team: QOBLIB's ms_11_100 past 127 bits, 16 threads), as the lattice's restarts gain from
-// every thread and the exact search would only hold them.
-constexpr double exact_hopeless_seconds = 3600;
-unsigned host_lattice_threads(const rows_problem& p, const solve_options& o, unsigned threads) {
+// The lattice's share of the host's threads beside an exact search on the host. One where the
+// exact search is expected within the hour. Where its plan expects more than four times the
+// time limit on the whole team, it cannot end within the limit: the lattice, whose restarts
+// gain from every thread, takes all but one (QOBLIB's ms_11_100 past 127 bits: the listing
+// held 15 of 16 threads for a search of days). Past an hour without such a limit, half: the
+// exact search is what proves "none", and it keeps half the team for that.
+constexpr double exact_long_seconds = 3600;
+struct lattice_share {
+  unsigned threads = 1;
+  std::string why;  // empty for one thread
+};
+lattice_share host_lattice_threads(const rows_problem& p, const solve_options& o, unsigned threads) {
   const unsigned team = detail::host_share_for(threads, o).threads;
-  return team > 1 && exact_seconds(p, o, threads) > exact_hopeless_seconds ? team - 1 : 1;
+  if (team <= 1) return {};
+  const double exact = exact_seconds(p, o, threads);
+  if (o.time_limit > 0 && exact > 4 * o.time_limit)
+    return {team - 1, "the exact search's plan expects it to take far past the time limit"};
+  if (exact > exact_long_seconds && team >= 4)
+    return {team / 2, "the exact search's plan expects it to take over an hour: it keeps half the threads"};
+  return {};
 }
 
 // Past 127 bits: the rows that fold (`part`, their sum `single`) have every subset listed, each
@@ -269,7 +281,7 @@ rows_solution solve_rows(backend which, unsigned threads, const rows_problem& p,
         const unsigned team = detail::host_share_for(threads, o).threads;
         exact_on_gpu = c.where == backend::cuda;
         if (exact_on_gpu && team > c.threads + 1) lattice_threads = team - std::max(1u, c.threads);
-        if (!exact_on_gpu) lattice_threads = host_lattice_threads(p, options, threads);
+        if (!exact_on_gpu) lattice_threads = host_lattice_threads(p, options, threads).threads;
       }
       rows_solution out = races ? detail::race_lattice(which, threads, p, o, start, exact, lattice_threads, exact_on_gpu)
                                 : exact(o, threads);
@@ -314,7 +326,7 @@ rows_solution solve_rows(backend which, unsigned threads, const rows_problem& p,
   };
   return or_lattice([&] {
     rows_solution checked =
-        races ? detail::race_lattice(which, threads, p, options, start, exact, host_lattice_threads(p, options, threads))
+        races ? detail::race_lattice(which, threads, p, options, start, exact, host_lattice_threads(p, options, threads).threads)
               : exact(options, threads);
     checked.rows_folded = part.rows.size();
     checked.encoding_bits = rows_encoding_bits(p);
@@ -399,13 +411,13 @@ plan_table explain_rows(backend which, unsigned threads, const rows_problem& p, 
     t.refusal.clear();
   } else if (automatic && lattice_races(p, options, threads) && t.refusal.empty()) {
     lattice.role = "races";
-    const unsigned beside = host_lattice_threads(p, options, threads);
+    const lattice_share beside = host_lattice_threads(p, options, threads);
     lattice.why = t.chosen.backend == "cuda"
                       ? "fplll's reduction and a {0,1} enumeration beside the exact search on the GPU, on the host "
                         "threads that search leaves; no model of its time"
                       : "fplll's reduction and a {0,1} enumeration beside the exact search, on " +
-                            (beside == 1 ? std::string("one thread") : std::to_string(beside) + " threads") +
-                            (beside > 1 ? " (the exact search is expected to take over an hour)" : "") +
+                            (beside.threads == 1 ? std::string("one thread") : std::to_string(beside.threads) + " threads") +
+                            (beside.why.empty() ? "" : " (" + beside.why + ")") +
                             "; no model of its time";
   }
   t.candidates.push_back(lattice);
