@@ -61,8 +61,9 @@ class stop_check {
 // - the global GMP random state is initialized lazily on its first use: done here, once. BKZ
 //   draws from it only to re-randomize a block after a failed pruned enumeration, which the
 //   strategies we keep rule out (shipped_strategies);
-// - MPFR's precision, which fplll's wrappers set and restore, is per thread in a thread-safe
-//   MPFR (checked at configure time, as fplll itself requires).
+// - MPFR's default precision, which fplll's wrappers set and restore, is per thread where MPFR
+//   was built thread-safe (mpfr_buildopt_tls_p; Debian's and Ubuntu's are); where it was not,
+//   fplll's calls take turns under one lock (fplll_turn).
 // This turns fplll's external enumerator off for the whole process. (ThreadSanitizer on an
 // instrumented fplll with four threads of LLL and pruned BKZ up to block 40 finds one more
 // shared write: glibc's `signgam`, which lgamma sets and fplll never reads.)
@@ -72,6 +73,13 @@ void prepare_fplll() {
     fplll::set_external_enumerator(nullptr);
     (void)fplll::RandGen::get_gmp_state();
   });
+}
+
+// Held around each call into fplll: no lock where MPFR keeps its precision per thread.
+std::unique_lock<std::mutex> fplll_turn() {
+  static std::mutex m;
+  static const bool per_thread = mpfr_buildopt_tls_p() != 0;
+  return per_thread ? std::unique_lock<std::mutex>() : std::unique_lock<std::mutex>(m);
 }
 
 void set_integer(integer& z, int128 v) { z.set_str(ssum::to_string(v).c_str()); }
@@ -195,6 +203,7 @@ bool bkz_tour(integer_matrix& kernel, int block_size, stop_check& should_stop) {
   if (left > 0) flags |= fplll::BKZ_MAX_TIME;
   fplll::BKZParam param(block_size, strategies, fplll::LLL_DEF_DELTA, flags, 1, left);
   const integer_matrix before = kernel;
+  const std::unique_lock<std::mutex> turn = fplll_turn();
   fplll::bkz_reduction(&kernel, nullptr, param);
   return !same_matrix(before, kernel);
 }
@@ -288,7 +297,10 @@ void rereduce(integer_matrix& kernel, const integer_matrix& reduced, std::mt1993
   kernel = reduced;
   randomize(kernel, rng);
   if (should_stop()) return;
-  fplll::lll_reduction(kernel, 0.99, fplll::LLL_DEF_ETA);
+  {
+    const std::unique_lock<std::mutex> turn = fplll_turn();
+    fplll::lll_reduction(kernel, 0.99, fplll::LLL_DEF_ETA);
+  }
   bkz_in_tours(kernel, block_size, should_stop, direct);  // polls between tours
 }
 
@@ -342,7 +354,10 @@ lattice_result solve_rows_lattice(const rows_problem& p, const lattice_options& 
   for (int attempt = 0; attempt < 6 && !kernel; ++attempt) {
     if (should_stop()) break;
     integer_matrix basis = embedding_basis(p, scale);
-    fplll::lll_reduction(basis, 0.99, fplll::LLL_DEF_ETA);
+    {
+      const std::unique_lock<std::mutex> turn = fplll_turn();
+      fplll::lll_reduction(basis, 0.99, fplll::LLL_DEF_ETA);
+    }
     kernel = kernel_basis(basis, n + 1, kernel_dimension);
     scale.mul_2si(scale, 16);
   }
