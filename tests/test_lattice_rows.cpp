@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cfenv>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
@@ -59,6 +60,28 @@ TEST(LatticeRows, QoblibInstances) {
     EXPECT_FALSE(r.timed_out);
   }
   EXPECT_GE(instances, 3);
+}
+
+// A caller's rounding mode (toward zero, upward) does not reach the stage: fplll's reduction
+// fails under it, and the enumeration's zig-zag needs the nearest integer. The caller's mode
+// is what it was afterwards.
+TEST(LatticeRows, CallersRoundingModeIsSetAsideAndRestored) {
+  SKIP_WITHOUT_FPLLL();
+  const rows_problem p = ssum::read_rows(
+      (std::filesystem::path(SSUM_SOURCE_DIR) / "bench/data/marketsplit/ms_09_050_000.dat").string());
+  for (const int mode : {FE_TOWARDZERO, FE_UPWARD, FE_DOWNWARD}) {
+    ASSERT_EQ(std::fesetround(mode), 0);
+    lattice_options o;
+    o.threads = 2;
+    o.time_limit = 120;
+    lattice_result r;
+    EXPECT_NO_THROW(r = solve_rows_lattice(p, o));
+    const int after = std::fegetround();
+    std::fesetround(FE_TONEAREST);
+    EXPECT_EQ(after, mode);
+    ASSERT_EQ(r.subsets.size(), 1u);
+    EXPECT_TRUE(ssum::is_rows_certificate(p, r.subsets[0]));
+  }
 }
 
 TEST(LatticeRows, PlantedRandomInstances) {

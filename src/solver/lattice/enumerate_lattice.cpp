@@ -310,7 +310,12 @@ class walker {
     stale_[i] = i;
     const long double c = row[i + 1];
     center_[i] = c;
-    first_[i] = static_cast<std::int64_t>(std::rint(c));  // inlined, unlike llround
+    // The nearest integer: rint is inlined (llround is a libm call) but rounds in the current
+    // rounding mode, which a caller may have changed; the zig-zag's pruning needs the nearest.
+    long double nearest = std::rint(c);
+    if (c - nearest > 0.5L) nearest += 1;
+    else if (nearest - c > 0.5L) nearest -= 1;
+    first_[i] = static_cast<std::int64_t>(nearest);
     sign_[i] = c >= static_cast<long double>(first_[i]) ? 1 : -1;
     turn_[i] = 0;
     u_[i] = first_[i];

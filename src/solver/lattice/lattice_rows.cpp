@@ -5,6 +5,7 @@
 #include <fplll.h>
 
 #include <algorithm>
+#include <cfenv>
 #include <chrono>
 #include <cstdlib>
 #include <mutex>
@@ -81,6 +82,24 @@ std::unique_lock<std::mutex> fplll_turn() {
   static const bool per_thread = mpfr_buildopt_tls_p() != 0;
   return per_thread ? std::unique_lock<std::mutex>() : std::unique_lock<std::mutex>(m);
 }
+
+// Rounding to nearest for the stage's duration on the calling thread (the threads it starts
+// inherit it), the caller's mode restored after: fplll's floating-point reduction fails under
+// another mode ("infinite loop in babai" toward zero), and the enumeration's zig-zag assumes it.
+class nearest_rounding {
+ public:
+  nearest_rounding() : saved_(std::fegetround()) {
+    if (saved_ != FE_TONEAREST) std::fesetround(FE_TONEAREST);
+  }
+  ~nearest_rounding() {
+    if (saved_ != FE_TONEAREST && saved_ >= 0) std::fesetround(saved_);
+  }
+  nearest_rounding(const nearest_rounding&) = delete;
+  nearest_rounding& operator=(const nearest_rounding&) = delete;
+
+ private:
+  int saved_;
+};
 
 void set_integer(integer& z, int128 v) { z.set_str(ssum::to_string(v).c_str()); }
 
@@ -335,6 +354,7 @@ lattice_result solve_rows_lattice(const rows_problem& p, const lattice_options& 
     if (row.size() != n) throw std::invalid_argument("solve_rows_lattice: rows of unequal length");
 
   prepare_fplll();
+  const nearest_rounding rounding;
   lattice_result result;
   stop_check should_stop(o, result);
   const auto start = clock_type::now();
