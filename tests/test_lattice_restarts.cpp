@@ -168,6 +168,8 @@ TEST(LatticeRestarts, RestartUnitMatchesTheReductionsTime) {
   EXPECT_EQ(restart_unit(base, 20000000, 1.0, 0.1), base);  // 2 x 10^6 nodes: below the base
   EXPECT_EQ(restart_unit(base, 20000000, 1.0, 2.0), 40000000u);  // 20 M/s for 2 s
   EXPECT_EQ(restart_unit(base, std::uint64_t(1) << 62, 0.02, 1e6), std::uint64_t(1) << 62);  // capped
+  EXPECT_EQ(ssum::detail::round_budget(base, 8), 4 * base);  // luby(7) = 4
+  EXPECT_EQ(ssum::detail::round_budget(std::uint64_t(1) << 62, 8), UINT64_MAX);  // saturates, never 0
 }
 
 }  // namespace

@@ -426,7 +426,7 @@ lattice_result solve_rows_lattice(const rows_problem& p, const lattice_options& 
         restart_unit(base, result.nodes, seconds_since(enumerate_start) - reduce_total, last_reduce);
     if (enumerated)
       over = enumerate_plus_minus_one(p, std::move(basis), o, should_stop.deadline(), result,
-                                      round == 1 ? first_budget : unit * luby(round - 1));
+                                      round == 1 ? first_budget : round_budget(unit, round));
     if ((enumerated && !over) || !result.subsets.empty() || should_stop()) break;
     if (threads > 1) {  // round 1 had every thread on one tree; the rest is a portfolio
       result.enumerate_seconds = seconds_since(enumerate_start);

@@ -30,6 +30,11 @@ std::uint64_t restart_unit(std::uint64_t base, std::uint64_t nodes, double enume
   return equal_time > static_cast<double>(base) ? static_cast<std::uint64_t>(std::min(equal_time, 0x1p62)) : base;
 }
 
+std::uint64_t round_budget(std::uint64_t unit, std::uint64_t round) {
+  const std::uint64_t term = round < 2 ? 1 : luby(round - 1);
+  return unit > UINT64_MAX / term ? UINT64_MAX : unit * term;
+}
+
 namespace {
 
 // What one stream did: its subsets, nodes and flags (cancelled there means "stopped", as its
@@ -85,7 +90,7 @@ void run_restart_portfolio(const rows_problem& p, const lattice_options& o, unsi
         // The stream's own rate, or round 1's per thread before it has one.
         const std::uint64_t unit = out.enumerate > 0 ? restart_unit(base, out.found.nodes, out.enumerate, reduced)
                                                      : restart_unit(base, first_nodes, first_thread_seconds, reduced);
-        const bool over = enumerate_plus_minus_one(p, std::move(basis), so, deadline, out.found, unit * luby(round - 1));
+        const bool over = enumerate_plus_minus_one(p, std::move(basis), so, deadline, out.found, round_budget(unit, round));
         out.enumerate += seconds_since(enumerate_start);
         // Within its budget: a subset (the limit), the whole tree, or a stop.
         if (!over) out.covered = out.found.exhausted;

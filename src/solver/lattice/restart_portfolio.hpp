@@ -26,6 +26,10 @@ std::uint64_t luby(std::uint64_t i);
 /// of the restarts' time where reductions are slow beside the enumeration (large lattices).
 std::uint64_t restart_unit(std::uint64_t base, std::uint64_t nodes, double enumerate_seconds, double reduce_seconds);
 
+/// Round `round`'s node budget (from round 2): unit * luby(round - 1), saturating (a budget
+/// that wrapped to 0 would be none).
+std::uint64_t round_budget(std::uint64_t unit, std::uint64_t round);
+
 /// Stream `stream`'s next basis: the reduced basis randomized with the stream's own random
 /// numbers, reduced again, as int64 rows (empty when it cannot be enumerated). It polls
 /// `o.cancel` and `deadline` (setting found.cancelled or found.timed_out when they stop it),
