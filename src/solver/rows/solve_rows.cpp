@@ -404,9 +404,9 @@ plan_table explain_rows(backend which, unsigned threads, const rows_problem& p, 
                 : p.rows.size() < 2           ? "it takes several rows"
                                               : "fplll's reduction and a {0,1} enumeration; no model of its time";
   const bool automatic = options.algo == algorithm::automatic;
-  if (lattice.takes && automatic && !t.refusal.empty()) lattice.why = lattice_alone_why(threads, options);
   if (automatic && lattice.takes && !t.refusal.empty()) {
     lattice.role = "chosen";
+    lattice.why = lattice_alone_why(threads, options);
     t.chosen = {"lattice", "cpu", "no exact algorithm can take these rows (" + t.refusal + "), so the lattice stage runs alone"};
     t.refusal.clear();
   } else if (automatic && lattice_races(p, options, threads) && t.refusal.empty()) {

@@ -15,14 +15,13 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <span>
 #include <stdexcept>
 #include <string>
-#include <system_error>
-#include <thread>
-#include <exception>
 
+#include "ssum/detail/cpu_team.hpp"
 #include "ssum/errors.hpp"
 
 namespace ssum::detail {
@@ -139,36 +138,27 @@ inline void append_items(std::uint32_t mask, std::size_t base, std::vector<std::
   }
 }
 
-// Runs build_a and build_b (each true unless cancelled), on two threads when `threads` allows:
-// the halves are independent, and at n >= 52 building them is most of a listing. An exception
-// in either (bad_alloc) is thrown here once both have ended.
+// Runs build_a and build_b (each true unless cancelled) on a team of two where `threads`
+// allows (cpu_team: one thread, or what OpenMP grants, builds them in turn, b only after a
+// was built): the halves are independent, and at n >= 52 building them is most of a listing.
+// An exception in either (bad_alloc) is thrown here once both have ended.
 template <class BuildA, class BuildB>
 bool build_halves(unsigned threads, BuildA&& build_a, BuildB&& build_b) {
-  if (threads < 2) return build_a() && build_b();
-  bool b_built = false;
-  std::exception_ptr b_error;
-  std::thread other;
-  try {
-    other = std::thread([&] {
+  bool built[2] = {false, false};
+  std::exception_ptr error[2];
+  cpu_team(std::min(threads, 2u), [&](unsigned thread, unsigned team) {
+    for (unsigned half = thread; half < 2; half += team) {
+      if (team == 1 && half == 1 && !built[0]) return;  // a failed or was cancelled
       try {
-        b_built = build_b();
+        built[half] = half == 0 ? build_a() : build_b();
       } catch (...) {
-        b_error = std::current_exception();
+        error[half] = std::current_exception();
       }
-    });
-  } catch (const std::system_error&) {  // no thread to be had: one after the other
-    return build_a() && build_b();
-  }
-  bool a_built = false;
-  try {
-    a_built = build_a();
-  } catch (...) {
-    other.join();
-    throw;
-  }
-  other.join();
-  if (b_error) std::rethrow_exception(b_error);
-  return a_built && b_built;
+    }
+  });
+  for (const std::exception_ptr& e : error)
+    if (e) std::rethrow_exception(e);
+  return built[0] && built[1];
 }
 
 // The joins hand each pair to emit(a's mask, b's mask, a's item count), which answers whether
