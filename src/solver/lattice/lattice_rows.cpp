@@ -101,6 +101,12 @@ class nearest_rounding {
   int saved_;
 };
 
+// fplll's LLL (delta 0.99), in turn where fplll_turn says so.
+void lll_reduce(integer_matrix& m) {
+  const std::unique_lock<std::mutex> turn = fplll_turn();
+  fplll::lll_reduction(m, 0.99, fplll::LLL_DEF_ETA);
+}
+
 void set_integer(integer& z, int128 v) { z.set_str(ssum::to_string(v).c_str()); }
 
 // The rank of [A | b] over the rationals (fraction-free elimination, exact): the tail of every
@@ -316,10 +322,7 @@ void rereduce(integer_matrix& kernel, const integer_matrix& reduced, std::mt1993
   kernel = reduced;
   randomize(kernel, rng);
   if (should_stop()) return;
-  {
-    const std::unique_lock<std::mutex> turn = fplll_turn();
-    fplll::lll_reduction(kernel, 0.99, fplll::LLL_DEF_ETA);
-  }
+  lll_reduce(kernel);
   bkz_in_tours(kernel, block_size, should_stop, direct);  // polls between tours
 }
 
@@ -374,10 +377,7 @@ lattice_result solve_rows_lattice(const rows_problem& p, const lattice_options& 
   for (int attempt = 0; attempt < 6 && !kernel; ++attempt) {
     if (should_stop()) break;
     integer_matrix basis = embedding_basis(p, scale);
-    {
-      const std::unique_lock<std::mutex> turn = fplll_turn();
-      fplll::lll_reduction(basis, 0.99, fplll::LLL_DEF_ETA);
-    }
+    lll_reduce(basis);
     kernel = kernel_basis(basis, n + 1, kernel_dimension);
     scale.mul_2si(scale, 16);
   }
